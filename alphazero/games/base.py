@@ -1,0 +1,271 @@
+"""The one game interface that search, self-play, the baselines and the terminal game use.
+
+Point of view (the one rule the whole project follows):
+
+* ``player`` is whose move it is: ``+1`` for the side that moves first, ``-1`` for the other.
+  It is a property of the position, never derived from move parity: in Dots and Boxes a player
+  who completes a box moves again.
+* ``score`` is absolute: ``None`` while the game goes on, then ``+1`` if the first player won,
+  ``-1`` if the second did and ``0`` for a draw.
+* Every other value in the project (the network's value head, search statistics, training
+  targets) is from the point of view of the player to move in the position it describes.
+  ``Game.value_for_mover`` and ``value_to_parent`` are the two places that convert, so a sign
+  flip happens exactly where the player to move changes.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Self
+
+import numpy as np
+
+
+class GameError(Exception):
+    """Base class of every error raised by a game."""
+
+
+class IllegalMoveError(GameError, ValueError):
+    """A move that the rules do not allow in this position."""
+
+
+class GameOverError(IllegalMoveError):
+    """A move attempted after the game has ended."""
+
+
+class MoveParseError(GameError, ValueError):
+    """Text that does not name a move in the game's notation."""
+
+
+class Game(ABC):
+    """A position of a two-player, zero-sum, perfect-information game.
+
+    Subclasses implement the rules; the checks shared by every game (is the game over, is the
+    move legal) live here, once. A position is immutable through the public API:
+    ``sim_move`` returns a new position. ``_apply`` mutates in place and exists for the hot
+    loops (random playouts) that own a private copy.
+    """
+
+    __slots__ = ("player", "score", "last_move")
+
+    name: ClassVar[str]
+    """Registry name, also used in configs and on the command line."""
+
+    player: int
+    score: int | None
+    last_move: int | None
+
+    # ----------------------------------------------------------------- rules (subclasses)
+    @property
+    @abstractmethod
+    def num_actions(self) -> int:
+        """Size of the action space; actions are numbered as in OpenSpiel."""
+
+    @property
+    @abstractmethod
+    def params(self) -> dict[str, int]:
+        """The parameters that ``make(name, **params)`` takes to build this game."""
+
+    @property
+    @abstractmethod
+    def available_moves(self) -> list[int]:
+        """Legal actions in increasing order; empty once the game is over."""
+
+    @property
+    @abstractmethod
+    def state(self) -> np.ndarray:
+        """The board as an int8 array, stones marked with the absolute player (+1 / -1)."""
+
+    @abstractmethod
+    def copy(self) -> Self:
+        """A shallow, independent copy of the position."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Play a legal ``action`` in place, updating ``player``, ``score`` and ``last_move``."""
+
+    @abstractmethod
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` may be played now (False once the game is over)."""
+
+    @abstractmethod
+    def encode(self) -> np.ndarray:
+        """Network input: float32 planes ``[H, W, C]`` from the point of view of the mover."""
+
+    @abstractmethod
+    def render(self) -> str:
+        """A text board with coordinates, last move marked."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> int:
+        """Read a move in the notation a person would type; raises ``MoveParseError``.
+
+        The result is a well-formed action number; legality is checked by ``sim_move``.
+        """
+
+    @abstractmethod
+    def format_move(self, action: int) -> str:
+        """The notation of ``action`` that ``parse_move`` reads back."""
+
+    @abstractmethod
+    def key(self) -> tuple[int, ...]:
+        """A hashable summary that identifies the position (rules excluded)."""
+
+    def symmetries(
+        self, planes: np.ndarray, policy: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Equivalent ``(planes [H, W, C], policy [num_actions])`` pairs, identity first."""
+        return [(planes, policy)]
+
+    def illegal_reason(self, action: int) -> str:
+        """Why ``action`` is illegal, for error messages. Subclasses say more."""
+        return f"{self.name}: move {action} is not legal here"
+
+    # ------------------------------------------------------------------ shared behaviour
+    @property
+    def plane_shape(self) -> tuple[int, int, int]:
+        """Shape ``[H, W, C]`` of ``encode()``."""
+        return tuple(self.encode().shape)  # type: ignore[return-value]
+
+    @property
+    def is_over(self) -> bool:
+        return self.score is not None
+
+    def get_mask(self) -> np.ndarray:
+        """Legal moves as a boolean vector ``[num_actions]``."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.available_moves] = True
+        return mask
+
+    def sim_move(self, action: int) -> Self:
+        """The position after ``action``; ``self`` is left untouched.
+
+        Raises ``GameOverError`` after the end and ``IllegalMoveError`` for a move the rules
+        forbid, each with a message that says what was wrong.
+        """
+        if self.score is not None:
+            raise GameOverError(f"{self.name}: the game is over, no move can be played")
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+            raise IllegalMoveError(
+                f"{self.name}: action {action!r} is outside 0..{self.num_actions - 1}"
+            )
+        if not self.is_legal(int(action)):
+            raise IllegalMoveError(self.illegal_reason(int(action)))
+        child = self.copy()
+        child._apply(int(action))
+        return child
+
+    def value_for_mover(self) -> float:
+        """The final score from the point of view of ``player`` (the side to move)."""
+        if self.score is None:
+            raise ValueError("value_for_mover() needs a finished game")
+        return float(self.score * self.player)
+
+    def random_playout(self, rng: random.Random) -> int:
+        """Play uniformly random moves to the end; return the absolute score."""
+        return self.playout(rng)[0]
+
+    def playout(self, rng: random.Random) -> tuple[int, int]:
+        """Uniformly random moves to the end: ``(absolute score, moves played)``.
+
+        Games override this with a faster loop whose results are distributed the same way.
+        """
+        game = self.copy()
+        played = 0
+        while game.score is None:
+            moves = game.available_moves
+            game._apply(moves[int(rng.random() * len(moves))])
+            played += 1
+        return game.score, played
+
+    @classmethod
+    def from_moves(cls, moves: Iterable[int | str], **params: Any) -> Self:
+        """The position reached by playing ``moves`` (actions or notation) from the start."""
+        game = cls(**params)
+        for move in moves:
+            action = game.parse_move(move) if isinstance(move, str) else move
+            game = game.sim_move(action)
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is type(self)
+            and self.params == other.params  # type: ignore[attr-defined]
+            and self.key() == other.key()  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.key()))
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{type(self).__name__}({params}) player={self.player:+d} score={self.score}\n" + (
+            self.render()
+        )
+
+
+def value_to_parent(value: float, child: Game, parent: Game) -> float:
+    """Convert a value from ``child``'s mover's point of view to ``parent``'s mover's.
+
+    The sign flips only where the player to move changes, so a Dots and Boxes extra turn keeps it.
+    """
+    return value if child.player == parent.player else -value
+
+
+# ------------------------------------------------------------------- symmetry helpers
+SymmetryOp = Callable[[np.ndarray], np.ndarray]
+
+def _dihedral(quarter_turns: int, mirror: bool) -> SymmetryOp:
+    def op(a: np.ndarray) -> np.ndarray:
+        return np.rot90(np.flip(a, axis=1) if mirror else a, quarter_turns, axes=(0, 1))
+
+    return op
+
+
+DIHEDRAL_OPS: tuple[SymmetryOp, ...] = tuple(
+    _dihedral(k, mirror) for mirror in (False, True) for k in range(4)
+)
+"""The 8 symmetries of a square board, identity first; each maps ``[H, W, ...]`` arrays."""
+
+RECTANGLE_OPS: tuple[SymmetryOp, ...] = (
+    _dihedral(0, False),
+    _dihedral(2, False),
+    _dihedral(0, True),
+    _dihedral(2, True),
+)
+"""The 4 symmetries of a non-square rectangle: identity, half turn and the two mirrors."""
+
+
+def grid_policy_permutations(
+    action_grid: np.ndarray, ops: Sequence[SymmetryOp]
+) -> list[np.ndarray]:
+    """For each op, the index array ``perm`` with ``new_policy = policy[perm]``.
+
+    ``action_grid`` is ``[H, W]`` holding the action drawn at each cell of the planes, -1 where
+    no action lives (Dots and Boxes dots and boxes). Every op must map the set of action cells
+    onto itself.
+    """
+    valid = action_grid >= 0
+    order = np.argsort(action_grid[valid])
+    perms = []
+    for op in ops:
+        moved = op(action_grid)
+        if not np.array_equal(moved >= 0, valid):
+            raise ValueError("symmetry does not preserve the action cells")
+        # Cell (i, j) of the transformed planes shows what was at the cell holding moved[i, j]:
+        # its new action action_grid[i, j] takes the probability of the old action moved[i, j].
+        perms.append(moved[valid][order])
+    return perms
+
+
+def apply_symmetries(
+    planes: np.ndarray,
+    policy: np.ndarray,
+    ops: Sequence[SymmetryOp],
+    perms: Sequence[np.ndarray],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [
+        (np.ascontiguousarray(op(planes)), policy[perm]) for op, perm in zip(ops, perms, strict=True)
+    ]

@@ -1,0 +1,283 @@
+"""Dots and Boxes on ``rows x cols`` boxes: completing a box scores it and moves again.
+
+Actions number the edges as OpenSpiel's ``dots_and_boxes`` does: first the horizontal edges
+row by row (``r * cols + c`` for ``r`` in ``0..rows``), then the vertical ones
+(``(rows + 1) * cols + r * (cols + 1) + c``). A person names an edge by its two dots, columns
+as letters and rows as numbers from the top: ``a1-b1`` is the top edge of the top-left box,
+``a1-a2`` its left edge.
+
+The network sees the board as a lattice of ``(2 rows + 1) x (2 cols + 1)`` cells: dots at
+even-even cells, edges between them and boxes at odd-odd cells.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from typing import Self
+
+import numpy as np
+
+from .base import (
+    DIHEDRAL_OPS,
+    RECTANGLE_OPS,
+    Game,
+    MoveParseError,
+    apply_symmetries,
+    grid_policy_permutations,
+)
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+class _BoxesRules:
+    """Tables shared by every position of one board size."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.rows, self.cols = rows, cols
+        n_horizontal = (rows + 1) * cols
+        self.num_actions = n_horizontal + rows * (cols + 1)
+        self.all_edges = (1 << self.num_actions) - 1
+
+        def horizontal(r: int, c: int) -> int:
+            return r * cols + c
+
+        def vertical(r: int, c: int) -> int:
+            return n_horizontal + r * (cols + 1) + c
+
+        # For each edge, the boxes it borders with the 4-edge mask of each box.
+        boxes_of_edge: list[list[tuple[int, int]]] = [[] for _ in range(self.num_actions)]
+        for r in range(rows):
+            for c in range(cols):
+                sides = (horizontal(r, c), horizontal(r + 1, c), vertical(r, c), vertical(r, c + 1))
+                box_mask = sum(1 << e for e in sides)
+                for e in sides:
+                    boxes_of_edge[e].append((1 << (r * cols + c), box_mask))
+        self.boxes_of_edge = tuple(tuple(b) for b in boxes_of_edge)
+
+        # Lattice cell of each edge (dot coordinates: row and column of its two ends).
+        self.edge_cell: list[tuple[int, int]] = []
+        self.edge_dots: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for r in range(rows + 1):
+            for c in range(cols):
+                self.edge_cell.append((2 * r, 2 * c + 1))
+                self.edge_dots.append(((r, c), (r, c + 1)))
+        for r in range(rows):
+            for c in range(cols + 1):
+                self.edge_cell.append((2 * r + 1, 2 * c))
+                self.edge_dots.append(((r, c), (r + 1, c)))
+        self.edge_of_dots = {frozenset(d): a for a, d in enumerate(self.edge_dots)}
+        self.edge_index = np.array(self.edge_cell).T  # [2, num_actions] lattice coordinates
+
+        action_grid = np.full((2 * rows + 1, 2 * cols + 1), -1)
+        action_grid[tuple(self.edge_index)] = np.arange(self.num_actions)
+        self.sym_ops = DIHEDRAL_OPS if rows == cols else RECTANGLE_OPS
+        self.sym_perms = grid_policy_permutations(action_grid, self.sym_ops)
+
+
+@lru_cache(maxsize=None)
+def _rules(rows: int, cols: int) -> _BoxesRules:
+    return _BoxesRules(rows, cols)
+
+
+class DotsAndBoxes(Game):
+    """Dots and Boxes; the player with more boxes wins, equal counts draw."""
+
+    __slots__ = ("_rules", "_edges", "_boxes_first", "_boxes_second")
+    name = "dots_and_boxes"
+    marks = {1: "X", -1: "O"}
+
+    def __init__(self, rows: int = 3, cols: int = 3) -> None:
+        for key, value in (("rows", rows), ("cols", cols)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{self.name}: {key} must be an integer, got {value!r}")
+            if not 1 <= value <= 10:
+                raise ValueError(f"{self.name}: {key} must be in 1..10 boxes, got {value}")
+        self._rules = _rules(rows, cols)
+        self._edges = 0
+        self._boxes_first = 0
+        self._boxes_second = 0
+        self.player = 1
+        self.score = None
+        self.last_move = None
+
+    # ------------------------------------------------------------------ rules
+    @property
+    def rows(self) -> int:
+        return self._rules.rows
+
+    @property
+    def cols(self) -> int:
+        return self._rules.cols
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"rows": self._rules.rows, "cols": self._rules.cols}
+
+    @property
+    def num_actions(self) -> int:
+        return self._rules.num_actions
+
+    @property
+    def boxes(self) -> tuple[int, int]:
+        """Boxes won so far by the first and by the second player."""
+        return self._boxes_first.bit_count(), self._boxes_second.bit_count()
+
+    @property
+    def available_moves(self) -> list[int]:
+        if self.score is not None:
+            return []
+        edges = self._edges
+        return [a for a in range(self._rules.num_actions) if not edges >> a & 1]
+
+    def is_legal(self, action: int) -> bool:
+        return self.score is None and not self._edges >> action & 1
+
+    def illegal_reason(self, action: int) -> str:
+        return f"{self.name}: edge {self.format_move(action)} is already drawn"
+
+    def copy(self) -> Self:
+        new = object.__new__(type(self))
+        new._rules = self._rules
+        new._edges = self._edges
+        new._boxes_first = self._boxes_first
+        new._boxes_second = self._boxes_second
+        new.player = self.player
+        new.score = self.score
+        new.last_move = self.last_move
+        return new
+
+    def _apply(self, action: int) -> None:
+        rules = self._rules
+        edges = self._edges | (1 << action)
+        self._edges = edges
+        completed = 0
+        for box_bit, box_mask in rules.boxes_of_edge[action]:
+            if edges & box_mask == box_mask:
+                completed |= box_bit
+        self.last_move = action
+        if completed:  # the same player moves again
+            if self.player == 1:
+                self._boxes_first |= completed
+            else:
+                self._boxes_second |= completed
+            if edges == rules.all_edges:
+                first, second = self.boxes
+                self.score = (first > second) - (first < second)
+        else:
+            self.player = -self.player
+
+    def playout(self, rng: random.Random) -> tuple[int, int]:
+        if self.score is not None:
+            return self.score, 0
+        boxes_of_edge = self._rules.boxes_of_edge
+        edges = self._edges
+        player = self.player
+        margin = self._boxes_first.bit_count() - self._boxes_second.bit_count()
+        order = [a for a in range(self._rules.num_actions) if not edges >> a & 1]
+        rng.shuffle(order)  # a random order of the free edges is a uniform random game
+        for action in order:
+            edges |= 1 << action
+            gained = 0
+            for _, box_mask in boxes_of_edge[action]:
+                if edges & box_mask == box_mask:
+                    gained += 1
+            if gained:
+                margin += gained * player
+            else:
+                player = -player
+        return (margin > 0) - (margin < 0), len(order)
+
+    # -------------------------------------------------------- views of the position
+    def _box_array(self, boxes: int) -> np.ndarray:
+        r, c = self._rules.rows, self._rules.cols
+        bits = [(boxes >> i) & 1 for i in range(r * c)]
+        return np.array(bits, dtype=np.int8).reshape(r, c)
+
+    @property
+    def state(self) -> np.ndarray:
+        """The lattice ``[2 rows + 1, 2 cols + 1]``: 1 on drawn edges, box owners as +1 / -1."""
+        rules = self._rules
+        lattice = np.zeros((2 * rules.rows + 1, 2 * rules.cols + 1), dtype=np.int8)
+        drawn = np.array([(self._edges >> a) & 1 for a in range(rules.num_actions)], np.int8)
+        lattice[tuple(rules.edge_index)] = drawn
+        lattice[1::2, 1::2] = self._box_array(self._boxes_first) - self._box_array(
+            self._boxes_second
+        )
+        return lattice
+
+    def key(self) -> tuple[int, ...]:
+        return (self._edges, self._boxes_first, self._boxes_second, self.player)
+
+    def encode(self) -> np.ndarray:
+        """Planes ``[2 rows + 1, 2 cols + 1, 4]``: drawn edges, the mover's boxes, the
+        opponent's boxes, and ones. Box ownership matters: the winner is who has more."""
+        lattice = self.state
+        boxes = np.zeros(lattice.shape, dtype=np.int8)
+        boxes[1::2, 1::2] = lattice[1::2, 1::2] * self.player
+        edges = np.zeros(lattice.shape, dtype=np.float32)
+        edges[tuple(self._rules.edge_index)] = lattice[tuple(self._rules.edge_index)]
+        planes = np.ones((*lattice.shape, 4), dtype=np.float32)
+        planes[:, :, 0] = edges
+        planes[:, :, 1] = boxes == 1
+        planes[:, :, 2] = boxes == -1
+        return planes
+
+    def symmetries(
+        self, planes: np.ndarray, policy: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        return apply_symmetries(planes, policy, self._rules.sym_ops, self._rules.sym_perms)
+
+    def render(self) -> str:
+        rules = self._rules
+        lattice = self.state
+        last_cell = rules.edge_cell[self.last_move] if self.last_move is not None else None
+        out = ["    " + "   ".join(_LETTERS[c] for c in range(rules.cols + 1))]
+        for i in range(2 * rules.rows + 1):
+            label = f"{i // 2 + 1:>2}  " if i % 2 == 0 else "    "
+            cells = []
+            for j in range(2 * rules.cols + 1):
+                last = (i, j) == last_cell
+                if i % 2 == 0 and j % 2 == 0:
+                    cells.append("+")
+                elif i % 2 == 0:
+                    cells.append(("-*-" if last else "---") if lattice[i, j] else "   ")
+                elif j % 2 == 0:
+                    cells.append(("*" if last else "|") if lattice[i, j] else " ")
+                else:
+                    owner = int(lattice[i, j])
+                    cells.append(f" {self.marks[owner]} " if owner else "   ")
+            out.append((label + "".join(cells)).rstrip())
+        first, second = self.boxes
+        out.append(f"boxes: X {first}, O {second}")
+        return "\n".join(out)
+
+    def parse_move(self, text: str) -> int:
+        rules = self._rules
+        last_letter = _LETTERS[rules.cols]
+        m = re.fullmatch(r"([a-z])\s*(\d{1,2})\s*-?\s*([a-z])\s*(\d{1,2})", text.strip().lower())
+        if not m:
+            raise MoveParseError(
+                f"{text[:20]!r} is not an edge: name its two dots, like a1-b1 "
+                f"(columns a-{last_letter}, rows 1-{rules.rows + 1})"
+            )
+        dots = []
+        for letter, number in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+            c, r = _LETTERS.index(letter), int(number) - 1
+            if not (0 <= c <= rules.cols and 0 <= r <= rules.rows):
+                raise MoveParseError(
+                    f"{letter}{number} is not a dot: columns a-{last_letter}, "
+                    f"rows 1-{rules.rows + 1}"
+                )
+            dots.append((r, c))
+        action = rules.edge_of_dots.get(frozenset(dots))
+        if action is None:
+            raise MoveParseError(
+                f"{text.strip()[:20]!r}: an edge joins two neighbouring dots, like a1-b1 or a1-a2"
+            )
+        return action
+
+    def format_move(self, action: int) -> str:
+        (r1, c1), (r2, c2) = self._rules.edge_dots[action]
+        return f"{_LETTERS[c1]}{r1 + 1}-{_LETTERS[c2]}{r2 + 1}"

@@ -1,0 +1,204 @@
+"""Gomoku / n-in-a-row: stones on a square board, ``n_in_row`` or more in a line wins.
+
+Actions are ``row * size + col`` with row 0 at the top, as in OpenSpiel's ``gomoku``. In the
+notation a person types, columns are letters from the left and rows numbers from the bottom
+(``c3``), or the same as two numbers ``column,row`` (``3,3``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from typing import Self
+
+import numpy as np
+
+from .base import (
+    DIHEDRAL_OPS,
+    Game,
+    MoveParseError,
+    apply_symmetries,
+    grid_policy_permutations,
+)
+from .lines import LineBoard
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_MAX_SIZE = len(_LETTERS)
+
+
+class _GridRules:
+    """Tables shared by every position of one board size and line length."""
+
+    def __init__(self, size: int, n_in_row: int) -> None:
+        self.size = size
+        self.n_in_row = n_in_row
+        self.lines = LineBoard(major=size, minor=size, n_in_row=n_in_row)
+        self.action_bits = tuple(
+            self.lines.bit(a // size, a % size) for a in range(size * size)
+        )
+        action_grid = np.arange(size * size).reshape(size, size)
+        self.sym_perms = grid_policy_permutations(action_grid, DIHEDRAL_OPS)
+
+
+@lru_cache(maxsize=None)
+def _rules(size: int, n_in_row: int) -> _GridRules:
+    return _GridRules(size, n_in_row)
+
+
+class Gomoku(Game):
+    """n-in-a-row on a ``size x size`` board (15x15 five by default; overlines win)."""
+
+    __slots__ = ("_rules", "_first", "_second")
+    name = "gomoku"
+    marks = {1: "X", -1: "O", 0: "."}
+
+    def __init__(self, size: int = 15, n_in_row: int = 5) -> None:
+        for key, value in (("size", size), ("n_in_row", n_in_row)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{self.name}: {key} must be an integer, got {value!r}")
+        if not 3 <= size <= _MAX_SIZE:
+            raise ValueError(f"{self.name}: size must be in 3..{_MAX_SIZE}, got {size}")
+        if not 3 <= n_in_row <= size:
+            raise ValueError(f"{self.name}: n_in_row must be in 3..size ({size}), got {n_in_row}")
+        self._rules = _rules(size, n_in_row)
+        self._first = 0  # stones of the first player (+1)
+        self._second = 0
+        self.player = 1
+        self.score = None
+        self.last_move = None
+
+    # ------------------------------------------------------------------ rules
+    @property
+    def size(self) -> int:
+        return self._rules.size
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"size": self._rules.size, "n_in_row": self._rules.n_in_row}
+
+    @property
+    def num_actions(self) -> int:
+        return self._rules.size * self._rules.size
+
+    @property
+    def available_moves(self) -> list[int]:
+        if self.score is not None:
+            return []
+        occupied = self._first | self._second
+        return [a for a, bit in enumerate(self._rules.action_bits) if not occupied & bit]
+
+    def is_legal(self, action: int) -> bool:
+        return self.score is None and not (self._first | self._second) & self._rules.action_bits[
+            action
+        ]
+
+    def illegal_reason(self, action: int) -> str:
+        return f"{self.name}: {self.format_move(action)} is already taken"
+
+    def copy(self) -> Self:
+        new = object.__new__(type(self))
+        new._rules = self._rules
+        new._first = self._first
+        new._second = self._second
+        new.player = self.player
+        new.score = self.score
+        new.last_move = self.last_move
+        return new
+
+    def _apply(self, action: int) -> None:
+        rules = self._rules
+        bit = rules.action_bits[action]
+        if self.player == 1:
+            self._first |= bit
+            won = rules.lines.has_line(self._first)
+        else:
+            self._second |= bit
+            won = rules.lines.has_line(self._second)
+        if won:
+            self.score = self.player
+        elif self._first | self._second == rules.lines.full:
+            self.score = 0
+        self.player = -self.player
+        self.last_move = action
+
+    def playout(self, rng: random.Random) -> tuple[int, int]:
+        if self.score is not None:
+            return self.score, 0
+        rules = self._rules
+        has_line = rules.lines.has_line
+        stones = {1: self._first, -1: self._second}
+        player = self.player
+        empty = [bit for bit in rules.action_bits if not (self._first | self._second) & bit]
+        rng.shuffle(empty)  # a random order of the empty points is a uniform random game
+        for played, bit in enumerate(empty, start=1):
+            stones[player] |= bit
+            if has_line(stones[player]):
+                return player, played
+            player = -player
+        return 0, len(empty)
+
+    # -------------------------------------------------------- views of the position
+    @property
+    def state(self) -> np.ndarray:
+        lines = self._rules.lines
+        return lines.to_array(self._first).astype(np.int8) - lines.to_array(self._second)
+
+    def key(self) -> tuple[int, ...]:
+        return (self._first, self._second, self.player)
+
+    def encode(self) -> np.ndarray:
+        """Planes ``[size, size, 3]``: the mover's stones, the opponent's, and ones."""
+        lines = self._rules.lines
+        mine, theirs = (self._first, self._second) if self.player == 1 else (
+            self._second,
+            self._first,
+        )
+        planes = np.ones((self.size, self.size, 3), dtype=np.float32)
+        planes[:, :, 0] = lines.to_array(mine)
+        planes[:, :, 1] = lines.to_array(theirs)
+        return planes
+
+    def symmetries(
+        self, planes: np.ndarray, policy: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        return apply_symmetries(planes, policy, DIHEDRAL_OPS, self._rules.sym_perms)
+
+    def render(self) -> str:
+        size = self.size
+        board = self.state
+        letters = "   " + "".join(f" {_LETTERS[c]} " for c in range(size))
+        rows = [letters]
+        for r in range(size):
+            cells = []
+            for c in range(size):
+                mark = self.marks[int(board[r, c])]
+                cells.append(f"({mark})" if self.last_move == r * size + c else f" {mark} ")
+            label = size - r
+            rows.append(f"{label:>2} " + "".join(cells) + f" {label}")
+        rows.append(letters)
+        return "\n".join(rows)
+
+    def parse_move(self, text: str) -> int:
+        size = self.size
+        cleaned = text.strip().lower()
+        if m := re.fullmatch(r"([a-z])\s*(\d{1,2})", cleaned):
+            col = _LETTERS.index(m.group(1)) + 1
+            row = int(m.group(2))
+        elif m := re.fullmatch(r"(\d{1,2})\s*[, ]\s*(\d{1,2})", cleaned):
+            col, row = int(m.group(1)), int(m.group(2))
+        else:
+            raise MoveParseError(
+                f"{text[:20]!r} is not a point: type a column letter and a row number "
+                f"like c3, or column,row like 3,3"
+            )
+        last = _LETTERS[size - 1]
+        if not (1 <= col <= size and 1 <= row <= size):
+            raise MoveParseError(
+                f"{text.strip()[:20]!r} is off the board: columns a-{last}, rows 1-{size}"
+            )
+        return (size - row) * size + (col - 1)
+
+    def format_move(self, action: int) -> str:
+        row, col = divmod(action, self.size)
+        return f"{_LETTERS[col]}{self.size - row}"

@@ -1,0 +1,77 @@
+"""Bitboards for games won by n stones in a row (tic-tac-toe, Gomoku, Connect Four).
+
+A board is ``major x minor`` cells; cell ``(i, j)`` is bit ``i * stride + j`` of a Python int,
+with ``stride = minor + 1``. The spare bit closing each major line is never set, so shifting a
+bitboard by ``1`` (along a line), ``stride`` (across lines) or ``stride +- 1`` (the diagonals)
+never joins cells that are not neighbours on the board. Gomoku lays rows along the major axis;
+Connect Four lays columns there, so that a column is a run of consecutive bits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+
+def _run_shifts(step: int, n: int) -> tuple[int, ...]:
+    """Shifts that reduce a bitboard to the start bits of its runs of ``n`` along ``step``.
+
+    Doubling: after ``m &= m >> (step * length)`` a set bit marks a run of ``2 * length``;
+    a last partial shift tops the run up to exactly ``n`` (``n = 4`` needs two shifts).
+    """
+    shifts = []
+    length = 1
+    while 2 * length <= n:
+        shifts.append(step * length)
+        length *= 2
+    if length < n:
+        shifts.append(step * (n - length))
+    return tuple(shifts)
+
+
+@dataclass(frozen=True)
+class LineBoard:
+    """Geometry of a ``major x minor`` bitboard on which ``n_in_row`` stones in a line win."""
+
+    major: int
+    minor: int
+    n_in_row: int
+    stride: int = field(init=False)
+    full: int = field(init=False)
+    """Every playable bit set."""
+    run_shifts: tuple[tuple[int, ...], ...] = field(init=False)
+    """For each of the 4 directions, the shifts of ``_run_shifts``."""
+
+    def __post_init__(self) -> None:
+        stride = self.minor + 1
+        object.__setattr__(self, "stride", stride)
+        line = (1 << self.minor) - 1
+        object.__setattr__(self, "full", sum(line << (i * stride) for i in range(self.major)))
+        directions = (1, stride, stride - 1, stride + 1)
+        runs = tuple(_run_shifts(d, self.n_in_row) for d in directions)
+        object.__setattr__(self, "run_shifts", runs)
+
+    def bit(self, i: int, j: int) -> int:
+        return 1 << (i * self.stride + j)
+
+    def has_line(self, stones: int) -> bool:
+        """Whether ``stones`` hold ``n_in_row`` (or more) in a row in any direction."""
+        for shifts in self.run_shifts:
+            m = stones
+            for s in shifts:
+                m &= m >> s
+            if m:
+                return True
+        return False
+
+    @cached_property
+    def _nbytes(self) -> int:
+        return (self.major * self.stride + 7) // 8
+
+    def to_array(self, stones: int) -> np.ndarray:
+        """The bitboard as a bool array ``[major, minor]``."""
+        raw = np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8)
+        bits = np.unpackbits(raw, bitorder="little")[: self.major * self.stride]
+        return bits.reshape(self.major, self.stride)[:, : self.minor].astype(bool)

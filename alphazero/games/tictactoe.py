@@ -1,0 +1,22 @@
+"""Tic-tac-toe: Gomoku on a 3x3 board with three in a row.
+
+Actions are ``row * 3 + col`` with row 0 at the top, as in OpenSpiel's ``tic_tac_toe``.
+"""
+
+from __future__ import annotations
+
+from .gomoku import Gomoku
+
+
+class TicTacToe(Gomoku):
+    """Three in a row on a 3x3 board; the rules are Gomoku's."""
+
+    __slots__ = ()
+    name = "tictactoe"
+
+    def __init__(self) -> None:
+        super().__init__(size=3, n_in_row=3)
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {}
