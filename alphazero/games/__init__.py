@@ -52,7 +52,9 @@ def make(name: str, **params: Any) -> Game:
     unknown = sorted(set(params) - set(known))
     if unknown:
         allowed = ", ".join(known) or "none"
-        raise UnknownGameError(f"{name} has no parameter {', '.join(unknown)} (it takes: {allowed})")
+        raise UnknownGameError(
+            f"{name} has no parameter {', '.join(unknown)} (it takes: {allowed})"
+        )
     return cls(**params)
 
 

@@ -48,7 +48,7 @@ class Game(ABC):
     loops (random playouts) that own a private copy.
     """
 
-    __slots__ = ("player", "score", "last_move")
+    __slots__ = ("last_move", "player", "score")
 
     name: ClassVar[str]
     """Registry name, also used in configs and on the command line."""
@@ -217,6 +217,7 @@ def value_to_parent(value: float, child: Game, parent: Game) -> float:
 # ------------------------------------------------------------------- symmetry helpers
 SymmetryOp = Callable[[np.ndarray], np.ndarray]
 
+
 def _dihedral(quarter_turns: int, mirror: bool) -> SymmetryOp:
     def op(a: np.ndarray) -> np.ndarray:
         return np.rot90(np.flip(a, axis=1) if mirror else a, quarter_turns, axes=(0, 1))
@@ -267,5 +268,6 @@ def apply_symmetries(
     perms: Sequence[np.ndarray],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     return [
-        (np.ascontiguousarray(op(planes)), policy[perm]) for op, perm in zip(ops, perms, strict=True)
+        (np.ascontiguousarray(op(planes)), policy[perm])
+        for op, perm in zip(ops, perms, strict=True)
     ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
-from typing import Self
+from functools import cache
+from typing import ClassVar, Self
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class _Connect4Rules:
         self.column_or_phantom = (*self.column, 0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rules(rows: int, cols: int, n_in_row: int) -> _Connect4Rules:
     return _Connect4Rules(rows, cols, n_in_row)
 
@@ -45,9 +45,9 @@ def _rules(rows: int, cols: int, n_in_row: int) -> _Connect4Rules:
 class Connect4(Game):
     """Connect Four on ``rows x cols`` (6x7 by default) with ``n_in_row`` (4) to win."""
 
-    __slots__ = ("_rules", "_first", "_mask")
+    __slots__ = ("_first", "_mask", "_rules")
     name = "connect4"
-    marks = {1: "X", -1: "O", 0: "."}
+    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
 
     def __init__(self, rows: int = 6, cols: int = 7, n_in_row: int = 4) -> None:
         for key, value in (("rows", rows), ("cols", cols), ("n_in_row", n_in_row)):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
-from typing import Self
+from functools import cache
+from typing import ClassVar, Self
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class _BoxesRules:
         self.sym_perms = grid_policy_permutations(action_grid, self.sym_ops)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rules(rows: int, cols: int) -> _BoxesRules:
     return _BoxesRules(rows, cols)
 
@@ -84,9 +84,9 @@ def _rules(rows: int, cols: int) -> _BoxesRules:
 class DotsAndBoxes(Game):
     """Dots and Boxes; the player with more boxes wins, equal counts draw."""
 
-    __slots__ = ("_rules", "_edges", "_boxes_first", "_boxes_second")
+    __slots__ = ("_boxes_first", "_boxes_second", "_edges", "_rules")
     name = "dots_and_boxes"
-    marks = {1: "X", -1: "O"}
+    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O"}
 
     def __init__(self, rows: int = 3, cols: int = 3) -> None:
         for key, value in (("rows", rows), ("cols", cols)):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
-from typing import Self
+from functools import cache
+from typing import ClassVar, Self
 
 import numpy as np
 
@@ -34,14 +34,12 @@ class _GridRules:
         self.size = size
         self.n_in_row = n_in_row
         self.lines = LineBoard(major=size, minor=size, n_in_row=n_in_row)
-        self.action_bits = tuple(
-            self.lines.bit(a // size, a % size) for a in range(size * size)
-        )
+        self.action_bits = tuple(self.lines.bit(a // size, a % size) for a in range(size * size))
         action_grid = np.arange(size * size).reshape(size, size)
         self.sym_perms = grid_policy_permutations(action_grid, DIHEDRAL_OPS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rules(size: int, n_in_row: int) -> _GridRules:
     return _GridRules(size, n_in_row)
 
@@ -49,9 +47,9 @@ def _rules(size: int, n_in_row: int) -> _GridRules:
 class Gomoku(Game):
     """n-in-a-row on a ``size x size`` board (15x15 five by default; overlines win)."""
 
-    __slots__ = ("_rules", "_first", "_second")
+    __slots__ = ("_first", "_rules", "_second")
     name = "gomoku"
-    marks = {1: "X", -1: "O", 0: "."}
+    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
 
     def __init__(self, size: int = 15, n_in_row: int = 5) -> None:
         for key, value in (("size", size), ("n_in_row", n_in_row)):
@@ -89,9 +87,10 @@ class Gomoku(Game):
         return [a for a, bit in enumerate(self._rules.action_bits) if not occupied & bit]
 
     def is_legal(self, action: int) -> bool:
-        return self.score is None and not (self._first | self._second) & self._rules.action_bits[
-            action
-        ]
+        return (
+            self.score is None
+            and not (self._first | self._second) & self._rules.action_bits[action]
+        )
 
     def illegal_reason(self, action: int) -> str:
         return f"{self.name}: {self.format_move(action)} is already taken"
@@ -150,9 +149,13 @@ class Gomoku(Game):
     def encode(self) -> np.ndarray:
         """Planes ``[size, size, 3]``: the mover's stones, the opponent's, and ones."""
         lines = self._rules.lines
-        mine, theirs = (self._first, self._second) if self.player == 1 else (
-            self._second,
-            self._first,
+        mine, theirs = (
+            (self._first, self._second)
+            if self.player == 1
+            else (
+                self._second,
+                self._first,
+            )
         )
         planes = np.ones((self.size, self.size, 3), dtype=np.float32)
         planes[:, :, 0] = lines.to_array(mine)

@@ -1,0 +1,245 @@
+"""Typed configuration: YAML -> dataclasses -> the parts that need them.
+
+Every section is a frozen dataclass whose fields carry their defaults and, in ``metadata``,
+their allowed range. ``load_config`` rejects unknown keys, wrong types and out-of-range values
+with one ``ConfigError`` line that names the key and says what is expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key."""
+
+
+def _range(low: float | None = None, high: float | None = None, *, open_low: bool = False):
+    return {"low": low, "high": high, "open_low": open_low}
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Which game, built by ``alphazero.games.make(name, **params)``."""
+
+    name: str = "connect4"
+    params: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The residual tower shared by every game."""
+
+    filters: int = field(default=64, metadata=_range(1, 1024))
+    blocks: int = field(default=5, metadata=_range(0, 64))
+    value_hidden: int = field(default=64, metadata=_range(1, 4096))
+    l2: float = field(default=1e-4, metadata=_range(0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """PUCT search, for self-play and for playing."""
+
+    simulations: int = field(default=200, metadata=_range(1, 1_000_000))
+    c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
+    dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
+    dirichlet_weight: float = field(default=0.25, metadata=_range(0.0, 1.0))
+    leaves_per_tree: int = field(default=1, metadata=_range(1, 256))
+    """Leaves selected per tree per network call, kept apart by a virtual loss."""
+    virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    games_per_iteration: int = field(default=64, metadata=_range(1, 1_000_000))
+    parallel_games: int = field(default=64, metadata=_range(1, 100_000))
+    """Games searched at once; their leaves share one network call."""
+    temperature_moves: int = field(default=10, metadata=_range(0, 10_000))
+    """Moves (of the whole game) played with temperature 1; later ones take the top move."""
+    final_temperature: float = field(default=0.0, metadata=_range(0.0, 10.0))
+    augment: bool = True
+    """Add every symmetric copy of each example to the buffer."""
+    resign_threshold: float | None = field(default=None, metadata=_range(-1.0, 0.0))
+    """Resign when the root value for the mover falls below this (None: never)."""
+    resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))
+    """Share of would-resign games played to the end to measure false resignations."""
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    capacity: int = field(default=100_000, metadata=_range(1, 100_000_000))
+    """The buffer keeps the most recent ``capacity`` positions."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    batch_size: int = field(default=256, metadata=_range(1, 65_536))
+    steps_per_iteration: int = field(default=100, metadata=_range(0, 1_000_000))
+    min_positions: int = field(default=1_000, metadata=_range(0, 100_000_000))
+    """No training until the buffer holds this many positions."""
+    optimizer: Literal["sgd", "adam"] = "adam"
+    learning_rate: float = field(default=1e-3, metadata=_range(0.0, 10.0, open_low=True))
+    momentum: float = field(default=0.9, metadata=_range(0.0, 1.0))
+    lr_schedule: Literal["constant", "cosine", "step"] = "constant"
+    lr_decay_steps: int = field(default=10_000, metadata=_range(1, 100_000_000))
+    """Steps over which ``cosine`` decays, or between ``step`` drops (x0.1)."""
+    lr_min_factor: float = field(default=0.1, metadata=_range(0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    keep_every: int = field(default=5, metadata=_range(0, 1_000_000))
+    """Keep the model of every k-th iteration (0: keep only latest and best)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """A whole training run."""
+
+    game: GameConfig = field(default_factory=GameConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    iterations: int = field(default=100, metadata=_range(1, 10_000_000))
+    seed: int = field(default=0, metadata=_range(0, 2**32 - 1))
+    run_name: str | None = None
+    """Folder under ``checkpoints/``; defaults to the config file's stem."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+
+# ------------------------------------------------------------------------- parsing
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if tp is type(None):
+        return "null"
+    if origin is dict:
+        return "a mapping"
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
+        tp, getattr(tp, "__name__", str(tp))
+    )
+
+
+_SCALARS: dict[Any, Any] = {
+    type(None): lambda v: v is None,
+    bool: lambda v: isinstance(v, bool),
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    str: lambda v: isinstance(v, str),
+}
+
+
+def _convert(value: Any, tp: Any, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping of settings, got {value!r}")
+        return _build(tp, value, key + ".")
+    if origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(tp):
+            try:
+                return _convert(value, option, key)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+    if origin is Literal:
+        if value in typing.get_args(tp):
+            return value
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return dict(value)
+    accepts = _SCALARS.get(tp)
+    if accepts is not None and accepts(value):
+        return float(value) if tp is float else value
+    raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+
+
+def _check_range(value: Any, meta: dict[str, Any], key: str) -> None:
+    low, high = meta.get("low"), meta.get("high")
+    if value is None or low is None:
+        return
+    below = value <= low if meta.get("open_low") else value < low
+    if below or (high is not None and value > high):
+        lower = f"> {low}" if meta.get("open_low") else f">= {low}"
+        raise ConfigError(f"{key}: must be {lower} and <= {high}, got {value!r}")
+
+
+def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        known = ", ".join(fields)
+        raise ConfigError(f"{prefix}{unknown[0]}: unknown setting (known here: {known})")
+    kwargs = {}
+    for name, value in data.items():
+        key = prefix + name
+        converted = _convert(value, hints[name], key)
+        _check_range(converted, dict(fields[name].metadata), key)
+        kwargs[name] = converted
+    return cls(**kwargs)
+
+
+def config_from_dict(data: dict[str, Any]) -> Config:
+    """Build and validate a ``Config``; the game and its parameters are checked too."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
+    config = _build(Config, data)
+    from .games import make  # the game registry validates the name and parameters
+
+    try:
+        make(config.game.name, **config.game.params)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"game: {error}") from None
+    if config.selfplay.parallel_games > config.selfplay.games_per_iteration:
+        config = dataclasses.replace(
+            config,
+            selfplay=dataclasses.replace(
+                config.selfplay, parallel_games=config.selfplay.games_per_iteration
+            ),
+        )
+    return config
+
+
+def load_config(path: str | Path) -> Config:
+    """Read a YAML config; any problem is a one-line ``ConfigError``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read it ({error})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}") from None
+    data = {} if data is None else data
+    if isinstance(data, dict) and data.get("run_name") is None:
+        data = {**data, "run_name": path.stem}
+    try:
+        return config_from_dict(data)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None

@@ -1,0 +1,79 @@
+"""Many trees searched at once: every step, one leaf (or a few) per tree, one network call.
+
+This is where self-play and evaluation spend their time. A step walks each tree to a leaf
+(``select``), evaluates all the leaves that need the network in one ``process_policies`` call,
+then ``expand``s them and ``backup``s every path. Finished and proven leaves skip the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .node import (
+    Node,
+    add_dirichlet_noise,
+    backup,
+    expand,
+    needs_evaluation,
+    revert,
+    select,
+)
+from .policy import Policy, process_policies
+
+
+def run_simulations(
+    roots: Sequence[Node],
+    policy: Policy,
+    simulations: int,
+    c_puct: float,
+    *,
+    leaves_per_tree: int = 1,
+    virtual_loss: float = 1.0,
+    noise: tuple[float, float, np.random.Generator] | None = None,
+) -> int:
+    """Run ``simulations`` more simulations on each root; return the network calls made.
+
+    The first simulation of a fresh root evaluates the root itself (as ``explore`` does), so
+    a fresh root ends with ``N == simulations``. ``noise = (alpha, weight, rng)`` mixes
+    Dirichlet noise into each root's priors once they exist. With ``leaves_per_tree > 1`` a
+    virtual loss of ``virtual_loss`` keeps the leaves of one step apart.
+    """
+    if noise is not None:
+        for root in roots:
+            if root.children:
+                add_dirichlet_noise(root, *noise)
+    remaining = [simulations if root.game.score is None else 0 for root in roots]
+    loss = virtual_loss if leaves_per_tree > 1 else 0.0
+    calls = 0
+    while any(remaining):
+        paths: list[list[Node]] = []
+        pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
+        for i, root in enumerate(roots):
+            for _ in range(min(leaves_per_tree, remaining[i])):
+                path = select(root, c_puct, loss)
+                leaf = path[-1]
+                if needs_evaluation(leaf):
+                    if id(leaf) in pending:  # picked twice: give the simulation back
+                        revert(path, loss)
+                        break
+                    pending[id(leaf)] = leaf
+                paths.append(path)
+                remaining[i] -= 1
+        values: dict[int, float] = {}
+        if pending:
+            leaves = list(pending.values())
+            priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
+            calls += 1
+            for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
+                expand(leaf, prior)
+                if noise is not None and leaf.mother is None:
+                    add_dirichlet_noise(leaf, *noise)
+                values[id(leaf)] = float(value)
+        for path in paths:
+            leaf = path[-1]
+            # A proof found on expansion beats the network's estimate.
+            value = leaf.solved if leaf.solved is not None else values[id(leaf)]
+            backup(path, value, loss)
+    return calls

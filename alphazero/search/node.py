@@ -1,0 +1,270 @@
+"""The PUCT tree, in the shape of the well-known Connect Four AlphaZero write-up.
+
+A ``Node`` holds one position. Its statistics describe the move that led to it:
+
+* ``prob``: the network's prior for that move, as seen by the mother.
+* ``N``: visits; ``W``: sum of the values backed up through it; ``V = W / N``.
+* ``U``: the PUCT score the mother last computed for it: ``V + c_puct * prob * sqrt(N_mother)
+  / (1 + N)``.
+* ``outcome``: the proven game-theoretic value once known (``None`` until then).
+
+``V``, ``W``, ``U`` and ``outcome`` are from the point of view of the player who chose this
+node, that is the player to move at ``mother``: the mother simply picks the child with the
+largest ``U``. ``solved`` is the same proof from this node's own mover's point of view. The
+only sign flip is ``value_to_parent``, applied where the player to move changes.
+
+The search is three small steps, shared by ``Node.explore`` (one simulation of one tree) and
+the batched driver in ``batched.py`` (many trees, one network call per step):
+``select`` walks to a leaf, ``expand`` attaches the children with their priors, ``backup``
+carries the leaf's value to the root.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from ..games.base import Game
+
+if TYPE_CHECKING:
+    from .policy import Policy
+
+
+class Node:
+    __slots__ = (
+        "N",
+        "U",
+        "V",
+        "W",
+        "action",
+        "children",
+        "game",
+        "mother",
+        "outcome",
+        "prob",
+        "solved",
+    )  # fmt: skip
+
+    def __init__(
+        self, game: Game, mother: Node | None = None, prob: float = 1.0, action: int | None = None
+    ) -> None:
+        self.game = game
+        self.mother = mother
+        self.children: dict[int, Node] = {}
+        self.action = action
+        self.prob = prob
+        self.N = 0
+        self.W = 0.0
+        self.V = 0.0
+        self.U = 0.0
+        self.outcome: float | None = None
+        self.solved: float | None = None
+        if game.score is not None:
+            self.solved = game.value_for_mover()
+            if mother is not None:
+                self.outcome = _to_chooser(self.solved, self)
+
+    # ------------------------------------------------------------- write-up API
+    def explore(self, policy: Policy, c_puct: float = 1.5) -> None:
+        """Run one simulation from this node (its first one evaluates the node itself)."""
+        from .batched import run_simulations
+
+        run_simulations([self], policy, simulations=1, c_puct=c_puct)
+
+    def next(self, tau: float = 1.0, rng: np.random.Generator | None = None) -> Choice:
+        """Pick the move to play from the visit counts sharpened by temperature ``tau``.
+
+        A proven win is always taken. ``tau`` near 0 takes the most visited move (ties broken
+        at random); ``tau = 1`` samples in proportion to visits. The chosen child is detached
+        from this tree and becomes the new root, keeping its subtree.
+
+        Returns the child, the search value of this position for the player to move here,
+        and the visit distribution ``[num_actions]`` (the policy target).
+        """
+        if not self.children:
+            raise ValueError("next() needs an explored node with at least one child")
+        rng = rng if rng is not None else np.random.default_rng()
+        children = list(self.children.values())
+        visits = np.zeros(self.game.num_actions, dtype=np.float32)
+        for child in children:
+            visits[child.action] = child.N
+        total = visits.sum()
+        if total <= 0:
+            raise ValueError("next() needs at least one visited child: run explore() first")
+        policy = visits / total
+
+        proven = [c for c in children if c.outcome is not None]
+        if self.solved is not None and proven:
+            best = max(c.outcome for c in proven)  # type: ignore[type-var]
+            candidates = [c for c in proven if c.outcome == best]
+            chosen = max(candidates, key=lambda c: c.N)
+        else:
+            counts = np.array([c.N for c in children], dtype=np.float64)
+            if tau < 1e-3:
+                top = np.flatnonzero(counts == counts.max())
+                chosen = children[int(rng.choice(top))]
+            else:
+                weights = (counts / counts.max()) ** (1.0 / tau)
+                chosen = children[int(rng.choice(len(children), p=weights / weights.sum()))]
+        value = self.search_value()
+        chosen.mother = None  # the chosen subtree becomes the new root; the rest is released
+        return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ queries
+    def search_value(self) -> float:
+        """The value of this position for its player to move: proven, else visit-weighted."""
+        if self.solved is not None:
+            return self.solved
+        visited = [c for c in self.children.values() if c.N > 0]
+        n = sum(c.N for c in visited)
+        if n == 0:
+            return 0.0
+        return sum(_to_mover(c.V, c) * c.N for c in visited) / n
+
+    def __repr__(self) -> str:
+        move = "root" if self.action is None else self.game.format_move(self.action)
+        return (
+            f"Node({move} N={self.N} V={self.V:+.3f} prob={self.prob:.3f} "
+            f"outcome={self.outcome} children={len(self.children)})"
+        )
+
+
+class Choice(NamedTuple):
+    """What ``Node.next`` returns."""
+
+    node: Node
+    """The chosen child, now a root."""
+    action: int
+    value: float
+    """Search value of the position before the move, for its player to move."""
+    policy: np.ndarray
+    """Visit distribution ``[num_actions]``."""
+
+
+# ------------------------------------------------------------------------ steps
+def _to_chooser(value: float, node: Node) -> float:
+    """``node``'s mover's value -> the value for the player who chose ``node``."""
+    mother = node.mother
+    assert mother is not None
+    return value if node.game.player == mother.game.player else -value
+
+
+def _to_mover(value: float, node: Node) -> float:
+    """The value for the player who chose ``node`` -> ``node``'s mover's value."""
+    return _to_chooser(value, node)  # the same flip, in the other direction
+
+
+def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
+    """Walk from ``root`` to a leaf by largest ``U``; return the path ``[root, ..., leaf]``.
+
+    A leaf is an unexpanded node, a finished game, or a node whose result is proven. Every
+    node on the path counts the visit now and holds ``-virtual_loss`` until ``backup`` adds
+    the real value, so further selections before the backup spread over other leaves.
+    """
+    root.N += 1
+    path = [root]
+    node = root
+    while node.children:
+        if node.solved is not None and node is not root:
+            break
+        sqrt_n = math.sqrt(node.N)
+        best = None
+        best_u = -math.inf
+        if node.solved is not None:  # a proven root: play its best proven child
+            for child in node.children.values():
+                if child.outcome is not None and child.outcome == node.solved:
+                    best = child
+                    break
+        else:
+            for child in node.children.values():
+                u = child.V + c_puct * child.prob * sqrt_n / (1 + child.N)
+                child.U = u
+                if u > best_u:
+                    best_u = u
+                    best = child
+        assert best is not None
+        best.N += 1
+        best.W -= virtual_loss
+        best.V = best.W / best.N
+        path.append(best)
+        node = best
+    return path
+
+
+def needs_evaluation(leaf: Node) -> bool:
+    """Whether the leaf at the end of a path must be evaluated by the network."""
+    return leaf.solved is None and not leaf.children
+
+
+def leaf_value(leaf: Node) -> float:
+    """The value of a finished or proven leaf, for its player to move."""
+    assert leaf.solved is not None
+    return leaf.solved
+
+
+def expand(node: Node, priors: np.ndarray) -> None:
+    """Attach a child for every legal move with its prior ``priors[action]``.
+
+    ``priors`` is ``[num_actions]``, already masked and normalised. Children get their
+    position now, so a move that ends the game is known at once: a win in one is proven on
+    the spot, and so is a node whose every move loses.
+    """
+    game = node.game
+    for action in game.available_moves:
+        child_game = game.copy()
+        child_game._apply(action)
+        node.children[action] = Node(child_game, node, float(priors[action]), action)
+    update_proven(node)
+
+
+def update_proven(node: Node | None) -> None:
+    """Mark ``node`` (and its ancestors, while it changes them) as solved where possible.
+
+    From the mover's point of view: a child proven won makes the node won; once every child
+    is proven, the node is worth the best of them.
+    """
+    while node is not None and node.solved is None and node.children:
+        outcomes = [c.outcome for c in node.children.values()]
+        if 1.0 in outcomes:
+            node.solved = 1.0
+        elif None in outcomes:
+            return
+        else:
+            node.solved = max(outcomes)  # type: ignore[type-var]
+        if node.mother is None:
+            return
+        node.outcome = _to_chooser(node.solved, node)
+        node = node.mother
+
+
+def backup(path: list[Node], value: float, virtual_loss: float = 0.0) -> None:
+    """Add ``value`` (for the leaf's player to move) to every node on ``path``.
+
+    Visits were counted by ``select``; here each node's ``W`` gets the value from its
+    chooser's point of view, plus the virtual loss it was holding.
+    """
+    for node in reversed(path[1:]):
+        value = _to_chooser(value, node)  # now for the player to move at node.mother
+        node.W += value + virtual_loss
+        node.V = node.W / node.N
+
+
+def revert(path: list[Node], virtual_loss: float = 0.0) -> None:
+    """Undo a ``select`` whose leaf will not be evaluated (it was already picked this step)."""
+    path[0].N -= 1
+    for node in path[1:]:
+        node.N -= 1
+        node.W += virtual_loss
+        node.V = node.W / node.N if node.N else 0.0
+
+
+def add_dirichlet_noise(root: Node, alpha: float, weight: float, rng: np.random.Generator) -> None:
+    """Mix Dirichlet(``alpha``) noise into the root's priors: ``(1 - weight) p + weight n``."""
+    children = list(root.children.values())
+    if not children or weight <= 0:
+        return
+    noise = rng.dirichlet([alpha] * len(children))
+    for child, eta in zip(children, noise, strict=True):
+        child.prob = (1 - weight) * child.prob + weight * float(eta)

@@ -1,0 +1,51 @@
+"""``process_policy``: the one door from the search to the network.
+
+A ``Policy`` is any callable taking planes ``[B, H, W, C]`` (float32, each from the point of
+view of its position's player to move) and returning ``(logits [B, num_actions], values [B])``,
+the values for those same players. ``alphazero.network.InferenceModel`` is one; tests use
+small pure-numpy ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..games.base import Game
+
+Policy = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def process_policies(policy: Policy, games: Sequence[Game]) -> tuple[np.ndarray, np.ndarray]:
+    """Evaluate unfinished ``games`` in one network call.
+
+    Returns move probabilities ``[B, num_actions]`` (illegal moves 0, each row summing to 1)
+    and values ``[B]``, each for its game's player to move.
+    """
+    planes = np.stack([game.encode() for game in games])
+    logits, values = policy(planes)
+    logits = np.asarray(logits, dtype=np.float64)[: len(games)]
+    mask = np.stack([game.get_mask() for game in games])
+    logits = np.where(mask, logits, -np.inf)
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs, np.asarray(values, dtype=np.float64).reshape(-1)[: len(games)]
+
+
+def process_policy(policy: Policy, game: Game, player: int) -> tuple[np.ndarray, float]:
+    """Evaluate one position: ``(probabilities [num_actions], value)`` for ``player``.
+
+    ``player`` must be the player to move: the network always sees the position from the
+    mover's side (``game.encode()``), and its value is for that player.
+    """
+    if player != game.player:
+        raise ValueError(
+            f"process_policy evaluates positions for the player to move ({game.player:+d}), "
+            f"got player {player:+d}"
+        )
+    if game.score is not None:
+        raise ValueError("process_policy needs a position where the game goes on")
+    probs, values = process_policies(policy, [game])
+    return probs[0], float(values[0])

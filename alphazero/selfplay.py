@@ -1,0 +1,184 @@
+"""Self-play: many games searched at once, turned into training examples.
+
+Each example is ``(planes [H, W, C], visit distribution [num_actions], outcome)`` where the
+outcome is the final result from the point of view of the player to move in that position
+(``score * player``; never assumed to alternate).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm import tqdm
+
+from .config import SearchConfig, SelfPlayConfig
+from .games.base import Game
+from .search import Node, Policy, run_simulations
+
+
+@dataclass
+class Examples:
+    """A batch of training examples."""
+
+    planes: np.ndarray  # [N, H, W, C] float32, mover's point of view
+    policies: np.ndarray  # [N, num_actions] float32, visit distributions
+    values: np.ndarray  # [N] float32, final result for the mover
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass
+class SelfPlayStats:
+    games: int = 0
+    moves: int = 0
+    first_wins: int = 0
+    second_wins: int = 0
+    draws: int = 0
+    resigned: int = 0
+    """Games ended by resignation."""
+    playthroughs: int = 0
+    """Games that would have resigned but were played to the end to check."""
+    false_resignations: int = 0
+    """Of the playthroughs, those the would-be resigner did not lose."""
+    network_calls: int = 0
+    simulations: int = 0
+    seconds: float = 0.0
+    lengths: list[int] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        games = max(self.games, 1)
+        return {
+            "games": self.games,
+            "moves": self.moves,
+            "first_win_rate": self.first_wins / games,
+            "second_win_rate": self.second_wins / games,
+            "draw_rate": self.draws / games,
+            "mean_length": float(np.mean(self.lengths)) if self.lengths else 0.0,
+            "resigned": self.resigned,
+            "resign_playthroughs": self.playthroughs,
+            "false_resignations": self.false_resignations,
+            "false_resignation_rate": self.false_resignations / max(self.playthroughs, 1),
+            "simulations_per_second": self.simulations / max(self.seconds, 1e-9),
+            "mean_batch": self.simulations / max(self.network_calls, 1),
+            "seconds": self.seconds,
+        }
+
+
+@dataclass
+class _Slot:
+    """One game in flight."""
+
+    root: Node
+    records: list[tuple[np.ndarray, np.ndarray, int]] = field(default_factory=list)
+    would_resign: int | None = None  # the player who would have resigned (playthrough games)
+
+
+def play_games(
+    new_game: Callable[[], Game],
+    policy: Policy,
+    num_games: int,
+    search: SearchConfig,
+    selfplay: SelfPlayConfig,
+    rng: np.random.Generator,
+    progress: bool = True,
+) -> tuple[Examples, SelfPlayStats]:
+    """Play ``num_games`` games against itself, ``selfplay.parallel_games`` at a time."""
+    stats = SelfPlayStats()
+    planes: list[np.ndarray] = []
+    policies: list[np.ndarray] = []
+    values: list[float] = []
+    active: list[_Slot] = []
+    started = 0
+    start_time = time.perf_counter()
+    bar = tqdm(total=num_games, desc="self-play", unit="game", disable=not progress, leave=False)
+    while active or started < num_games:
+        while started < num_games and len(active) < selfplay.parallel_games:
+            active.append(_Slot(Node(new_game())))
+            started += 1
+        roots = [slot.root for slot in active]
+        before = sum(root.N for root in roots)
+        stats.network_calls += run_simulations(
+            roots,
+            policy,
+            search.simulations,
+            search.c_puct,
+            leaves_per_tree=search.leaves_per_tree,
+            virtual_loss=search.virtual_loss,
+            noise=(search.dirichlet_alpha, search.dirichlet_weight, rng),
+        )
+        stats.simulations += sum(root.N for root in roots) - before
+        still_active = []
+        for slot in active:
+            score = _advance(slot, selfplay, rng, stats)
+            if score is None:
+                still_active.append(slot)
+                continue
+            _finish(slot, score, selfplay, stats, planes, policies, values)
+            bar.update(1)
+        active = still_active
+        bar.set_postfix(moves=stats.moves, positions=len(values))
+    bar.close()
+    stats.seconds = time.perf_counter() - start_time
+    examples = Examples(
+        planes=np.stack(planes).astype(np.float32),
+        policies=np.stack(policies).astype(np.float32),
+        values=np.asarray(values, dtype=np.float32),
+    )
+    return examples, stats
+
+
+def _advance(
+    slot: _Slot, selfplay: SelfPlayConfig, rng: np.random.Generator, stats: SelfPlayStats
+) -> int | None:
+    """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
+    root = slot.root
+    game = root.game
+    tau = 1.0 if len(slot.records) < selfplay.temperature_moves else selfplay.final_temperature
+    choice = root.next(tau, rng)
+    slot.records.append((game.encode(), choice.policy, game.player))
+    stats.moves += 1
+    slot.root = choice.node
+    if slot.root.game.score is not None:
+        return slot.root.game.score
+    threshold = selfplay.resign_threshold
+    if threshold is not None and slot.would_resign is None and choice.value < threshold:
+        if rng.random() < selfplay.resign_playthrough:
+            slot.would_resign = game.player  # play on, and check later whether it was right
+            stats.playthroughs += 1
+        else:
+            stats.resigned += 1
+            return -game.player
+    return None
+
+
+def _finish(
+    slot: _Slot,
+    score: int,
+    selfplay: SelfPlayConfig,
+    stats: SelfPlayStats,
+    planes: list[np.ndarray],
+    policies: list[np.ndarray],
+    values: list[float],
+) -> None:
+    stats.games += 1
+    stats.lengths.append(len(slot.records))
+    if score > 0:
+        stats.first_wins += 1
+    elif score < 0:
+        stats.second_wins += 1
+    else:
+        stats.draws += 1
+    if slot.would_resign is not None and score != -slot.would_resign:
+        stats.false_resignations += 1
+    game = slot.root.game
+    for board, policy, player in slot.records:
+        outcome = float(score * player)  # for the player to move in that position
+        pairs = game.symmetries(board, policy) if selfplay.augment else [(board, policy)]
+        for sym_planes, sym_policy in pairs:
+            planes.append(sym_planes)
+            policies.append(sym_policy)
+            values.append(outcome)
