@@ -1,0 +1,49 @@
+"""A perfect player by memoised minimax, for games small enough to solve (tic-tac-toe)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..games.base import Game, value_to_parent
+
+_MAX_SOLVE_ACTIONS = 16
+
+
+@functools.cache
+def solve(game: Game) -> int:
+    """The exact value of ``game`` for its player to move: +1 win, 0 draw, -1 loss."""
+    if game.score is not None:
+        return int(game.value_for_mover())
+    best = -1
+    for action in game.available_moves:
+        child = game.sim_move(action)
+        best = max(best, int(value_to_parent(solve(child), child, game)))
+        if best == 1:
+            break
+    return best
+
+
+def optimal_moves(game: Game) -> list[int]:
+    """Every move that keeps the exact value of ``game`` for its player to move."""
+    target = solve(game)
+    moves = []
+    for action in game.available_moves:
+        child = game.sim_move(action)
+        if value_to_parent(solve(child), child, game) == target:
+            moves.append(action)
+    return moves
+
+
+class PerfectPlayer:
+    """Plays an optimal move, chosen at random among the optimal ones."""
+
+    def __init__(self, rng: np.random.Generator | None = None) -> None:
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def __call__(self, game: Game) -> int:
+        if game.num_actions > _MAX_SOLVE_ACTIONS:
+            raise ValueError(f"{game.name} is too large to solve by minimax")
+        moves = optimal_moves(game)
+        return int(moves[self.rng.integers(len(moves))])

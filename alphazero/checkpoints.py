@@ -1,0 +1,459 @@
+"""The run folder ``checkpoints/<run>/``: crash-safe checkpoints of a training run.
+
+Layout::
+
+    config.yaml              the resolved config (``Config.to_yaml()``)
+    metadata.json            the checkpoint: iteration, counters, and the files below it uses
+    models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
+    latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
+    buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
+    metrics.jsonl            one JSON line per iteration, appended by the training loop
+
+``metadata.json`` is the single source of truth. ``RunDir.save`` writes every new file under
+a fresh name first and replaces ``metadata.json`` atomically only once they are all durable;
+files the new metadata no longer names are deleted afterwards. A crash (even SIGKILL) at any
+point therefore leaves either the old metadata with all of its files or the new one with all
+of its files. ``latest.keras`` and ``best.keras`` are conveniences refreshed after the
+metadata, and may lag behind it by one save after a crash (the next save repairs them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import yaml
+
+from .config import Config, ConfigError, config_from_dict
+from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
+
+if TYPE_CHECKING:
+    import keras
+
+    from .games.base import Game
+
+FORMAT = 1
+"""Version of ``metadata.json`` written by this module."""
+
+CONFIG_FILE = "config.yaml"
+METADATA_FILE = "metadata.json"
+METRICS_FILE = "metrics.jsonl"
+MODELS_DIR = "models"
+LATEST_FILE = "latest.keras"
+BEST_FILE = "best.keras"
+
+_REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
+
+
+class CheckpointError(Exception):
+    """A run folder, checkpoint or model that cannot be used; the message is one line."""
+
+
+# --------------------------------------------------------------------- atomic writes
+def _temp_in(folder: Path, name: str) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+
+
+def _discard(tmp: str | Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def _fsync_file(path: str | Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
+
+    Temp file in the same folder, fsync, ``os.replace``, fsync the folder.
+    """
+    path = Path(path)
+    fd, tmp = _temp_in(path.parent, path.name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        _discard(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """``atomic_write_bytes`` of ``text`` encoded as UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _atomic_copy(src: Path, dst: Path) -> None:
+    """Copy ``src`` over ``dst`` atomically (``dst`` keeps its suffix for Keras)."""
+    tmp = dst.parent / f".{dst.stem}.tmp{dst.suffix}"
+    try:
+        shutil.copyfile(src, tmp)
+        _fsync_file(tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        _discard(tmp)
+        raise
+    _fsync_dir(dst.parent)
+
+
+def _save_model_atomic(model: keras.Model, dst: Path) -> None:
+    """``model.save`` to a temp ``.keras`` name in the same folder, fsync, ``os.replace``."""
+    tmp = dst.parent / f".{dst.stem}.tmp{dst.suffix}"
+    try:
+        model.save(tmp)
+        _fsync_file(tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        _discard(tmp)
+        raise
+    _fsync_dir(dst.parent)
+
+
+def _json_default(value: Any) -> Any:
+    """Let metadata hold numpy scalars and arrays (e.g. an RNG state, a float32 loss)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return value.as_posix()
+    raise TypeError(f"metadata value of type {type(value).__name__} is not JSON serializable")
+
+
+def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
+    """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
+    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
+    line = json.dumps(record, default=_json_default) + "\n"
+    with open(folder / METRICS_FILE, "a", encoding="utf-8") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+# --------------------------------------------------------------------- model loading
+def _import_custom_objects() -> None:
+    """Import the modules that register the project's Keras-serializable classes."""
+    for name in ("alphazero.network", "alphazero.trainer"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:  # a real missing dependency inside the module
+                raise
+
+
+def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Model:
+    """Load one ``.keras`` file; every problem becomes a one-line ``CheckpointError``."""
+    if not file.exists():
+        raise CheckpointError(f"{shown}: no such model file")
+    if not file.is_file():
+        raise CheckpointError(f"{shown}: not a file")
+    if file.suffix != ".keras":
+        raise CheckpointError(f"{shown}: not a .keras model file")
+    _import_custom_objects()
+    import keras
+
+    try:
+        model = keras.models.load_model(file, compile=compile)
+    except Exception as error:  # BadZipFile, ValueError, OSError, KeyError, TypeError...
+        raise CheckpointError(
+            f"{shown}: truncated, corrupt or not a model of this project ({_one_line(error)})"
+        ) from None
+    if not isinstance(model, keras.Model):
+        raise CheckpointError(f"{shown}: holds a {type(model).__name__}, not a Keras model")
+    return model
+
+
+def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> None:
+    """Raise ``CheckpointError`` unless ``model`` reads ``game``'s planes and its actions."""
+    plane_shape = tuple(game.plane_shape)
+    try:
+        input_shape = tuple(model.inputs[0].shape[1:])
+        output_sizes = [tuple(t.shape)[-1] for t in model.outputs]
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return  # a subclassed model without symbolic inputs: nothing to compare
+    if input_shape != plane_shape:
+        raise CheckpointError(
+            f"{shown}: the model reads planes {list(input_shape)}, but {game.name} "
+            f"{game.params} encodes {list(plane_shape)} (a model of another game?)"
+        )
+    if game.num_actions not in output_sizes:
+        raise CheckpointError(
+            f"{shown}: the model has outputs of sizes {output_sizes}, none is the "
+            f"{game.num_actions} actions of {game.name} (a model of another game?)"
+        )
+
+
+def load_model(
+    path: str | os.PathLike[str], game: Game | None = None, *, compile: bool = True
+) -> keras.Model:
+    """Load a model from a run folder (its ``best.keras``, else ``latest.keras``) or a file.
+
+    With ``game``, also check that the model fits it (and, for a run folder, that the run
+    played that game). Every problem raises a one-line ``CheckpointError``.
+    """
+    path = Path(path)
+    shown = str(path)
+    if path.is_dir():
+        run = RunDir(path)
+        if game is not None and (path / CONFIG_FILE).is_file():
+            config = run.load_config()
+            if config.game.name != game.name:
+                raise CheckpointError(
+                    f"{shown}: this run trained {config.game.name}, not {game.name}"
+                )
+        for name in (BEST_FILE, LATEST_FILE):
+            if (path / name).is_file():
+                file = path / name
+                break
+        else:
+            if not (path / METADATA_FILE).is_file():
+                raise CheckpointError(
+                    f"{shown}: no model in this folder (no {BEST_FILE}, {LATEST_FILE} "
+                    f"or {METADATA_FILE})"
+                )
+            metadata = run.read_metadata()
+            file = path / metadata["best"]
+        shown = str(file)
+    elif path.exists():
+        file = path
+    else:
+        raise CheckpointError(f"{shown}: no such model file or run folder")
+    model = _load_keras_file(file, shown, compile=compile)
+    if game is not None:
+        check_model_fits(model, game, shown)
+    return model
+
+
+# -------------------------------------------------------------------------- run folder
+class RunDir:
+    """One training run's folder; see the module docstring for the layout."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    # -------------------------------------------------------------- opening / creating
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], config: Config) -> RunDir:
+        """Start a new run in ``path``: make the folder and write ``config.yaml``.
+
+        Refuses (``CheckpointError``) a folder that already holds a checkpoint.
+        """
+        run = cls(path)
+        if (run.path / METADATA_FILE).exists():
+            raise CheckpointError(
+                f"{run.path}: a training run is already saved here — pass --resume to "
+                f"continue it, or choose another --run-dir"
+            )
+        if run.path.exists() and not run.path.is_dir():
+            raise CheckpointError(f"{run.path}: exists and is not a folder")
+        try:
+            (run.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
+            atomic_write_text(run.path / CONFIG_FILE, config.to_yaml())
+        except OSError as error:
+            raise CheckpointError(f"{run.path}: cannot create the run folder ({error})") from None
+        return run
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> RunDir:
+        """An existing run folder, for resuming (``load`` says if it holds no checkpoint)."""
+        run = cls(path)
+        if not run.path.is_dir():
+            raise CheckpointError(
+                f"{run.path}: no such run folder — start without --resume, or check --run-dir"
+            )
+        return run
+
+    @property
+    def has_checkpoint(self) -> bool:
+        """Whether a checkpoint (``metadata.json``) has been saved here."""
+        return (self.path / METADATA_FILE).is_file()
+
+    def load_config(self) -> Config:
+        """The run's resolved config from ``config.yaml``."""
+        file = self.path / CONFIG_FILE
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CheckpointError(f"{file}: missing (the run's config)") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise CheckpointError(f"{file}: cannot read it ({_one_line(error)})") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark else ""
+            raise CheckpointError(f"{file}: not valid YAML{where}") from None
+        try:
+            return config_from_dict({} if data is None else data)
+        except ConfigError as error:
+            raise CheckpointError(f"{file}: {_one_line_text(error)}") from None
+
+    def read_metadata(self) -> dict[str, Any]:
+        """``metadata.json``, checked for the format and the keys every checkpoint has."""
+        file = self.path / METADATA_FILE
+        if not file.is_file():
+            raise CheckpointError(
+                f"{self.path}: no checkpoint here ({METADATA_FILE} missing) — "
+                f"start without --resume"
+            )
+        try:
+            metadata = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise CheckpointError(f"{file}: not valid JSON ({_one_line(error)})") from None
+        if not isinstance(metadata, dict):
+            raise CheckpointError(f"{file}: expected a JSON object, got {type(metadata).__name__}")
+        if metadata.get("format") != FORMAT:
+            raise CheckpointError(
+                f"{file}: checkpoint format {metadata.get('format')!r} is not supported "
+                f"(this version reads format {FORMAT})"
+            )
+        missing = [key for key in _REQUIRED_KEYS if key not in metadata]
+        if missing:
+            raise CheckpointError(f"{file}: missing key {missing[0]!r}")
+        if not isinstance(metadata["iteration"], int):
+            raise CheckpointError(f"{file}: 'iteration' must be an integer")
+        for key in ("model", "buffer", "best"):
+            value = metadata[key]
+            if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
+                raise CheckpointError(f"{file}: {key!r} must be a path inside the run folder")
+        return metadata
+
+    # ------------------------------------------------------------------------- saving
+    def model_name(self, iteration: int) -> str:
+        return f"{MODELS_DIR}/iter_{iteration:04d}.keras"
+
+    def buffer_name(self, iteration: int) -> str:
+        return f"buffer_{iteration:04d}.npz"
+
+    def save(
+        self,
+        iteration: int,
+        model: keras.Model,
+        buffer: ReplayBuffer,
+        metadata: dict[str, Any],
+        keep: bool,
+        is_best: bool,
+    ) -> dict[str, Any]:
+        """Save a checkpoint of ``iteration``; returns the metadata written.
+
+        ``metadata`` holds the caller's fields (games, positions, timings, metrics, rng...);
+        this adds ``format``, ``iteration``, ``model``, ``buffer``, ``best``, ``kept_models``
+        and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this iteration's
+        model file for good; otherwise it goes once neither the latest nor the best.
+
+        Order: model file, buffer file, ``metadata.json`` (the commit point), ``latest.keras``
+        / ``best.keras``, then removal of what the new metadata does not name. Iterations must
+        increase, so no file a previous checkpoint names is ever overwritten.
+        """
+        iteration = int(iteration)
+        old = self.read_metadata() if self.has_checkpoint else None
+        if old is not None and iteration <= old["iteration"]:
+            raise CheckpointError(
+                f"{self.path}: cannot save iteration {iteration}, the checkpoint already holds "
+                f"iteration {old['iteration']}"
+            )
+        model_name = self.model_name(iteration)
+        buffer_name = self.buffer_name(iteration)
+        best = model_name if is_best or old is None else old["best"]
+        kept = list(old.get("kept_models", [])) if old is not None else []
+        if keep and model_name not in kept:
+            kept.append(model_name)
+        new = dict(metadata)
+        if "game" not in new and (self.path / CONFIG_FILE).is_file():
+            new["game"] = self.load_config().game.name
+        new.update(
+            format=FORMAT,
+            iteration=iteration,
+            model=model_name,
+            buffer=buffer_name,
+            best=best,
+            kept_models=kept,
+        )
+        text = json.dumps(new, indent=2, default=_json_default) + "\n"  # fail before writing
+
+        (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
+        _save_model_atomic(model, self.path / model_name)  # (1)
+        buffer.save(self.path / buffer_name)  # (2)
+        atomic_write_text(self.path / METADATA_FILE, text)  # (3) the commit point
+        _atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
+        _atomic_copy(self.path / best, self.path / BEST_FILE)
+        self._remove_unused(new)  # (5)
+        return json.loads(text)
+
+    def _remove_unused(self, metadata: dict[str, Any]) -> None:
+        """Delete buffers, models and temp files that ``metadata`` does not need."""
+        needed = {metadata["model"], metadata["buffer"], metadata["best"]}
+        needed.update(metadata.get("kept_models", []))
+        doomed: list[Path] = []
+        doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
+        models = self.path / MODELS_DIR
+        doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
+        for folder in (self.path, models):
+            doomed += [p for p in folder.glob(".*") if ".tmp" in p.name and p.is_file()]
+        for file in doomed:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+
+    # ------------------------------------------------------------------------ loading
+    def load(
+        self, capacity: int | None = None, *, compile: bool = True
+    ) -> tuple[keras.Model, ReplayBuffer, dict[str, Any]]:
+        """The model, replay buffer and metadata of the saved checkpoint.
+
+        ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a smaller
+        one keeps the most recent positions. Every problem raises a one-line
+        ``CheckpointError`` naming the file.
+        """
+        metadata = self.read_metadata()
+        config = self.load_config()
+        saved_game = metadata.get("game", config.game.name)
+        saved_params = dict(config.game.params)
+        if isinstance(saved_game, dict):  # {"name": ..., "params": {...}}
+            saved_params = saved_game.get("params", saved_params)
+            saved_game = saved_game.get("name")
+        if saved_game != config.game.name or saved_params != dict(config.game.params):
+            raise CheckpointError(
+                f"{self.path / METADATA_FILE}: the checkpoint is of game {saved_game!r} "
+                f"{saved_params}, but {CONFIG_FILE} says {config.game.name!r} "
+                f"{dict(config.game.params)}"
+            )
+        from .games import make
+
+        game = make(config.game.name, **config.game.params)
+        model_file = self.path / metadata["model"]
+        model = _load_keras_file(model_file, str(model_file), compile=compile)
+        check_model_fits(model, game, str(model_file))
+        buffer_file = self.path / metadata["buffer"]
+        try:
+            buffer = ReplayBuffer.load(
+                buffer_file,
+                config.replay.capacity if capacity is None else capacity,
+                plane_shape=game.plane_shape,
+                num_actions=game.num_actions,
+            )
+        except ReplayBufferError as error:
+            raise CheckpointError(str(error)) from None
+        return model, buffer, metadata
+
+
+def _one_line_text(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__

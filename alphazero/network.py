@@ -1,0 +1,214 @@
+"""The policy-value network shared by every game, and the fast forward pass that search uses.
+
+``build_network`` makes one residual tower for any game from its plane shape and action count.
+The model maps planes ``[B, H, W, C]`` (float32, from the point of view of the player to move,
+as ``Game.encode`` gives them) to ``[policy_logits [B, num_actions], value [B, 1]]``: the
+logits are unmasked (the caller masks illegal moves) and the value is ``tanh``, in
+``[-1, 1]``, from the point of view of the player to move in the position it describes.
+
+``InferenceModel`` wraps a model for search: a ``tf.function`` compiled once per batch bucket
+(powers of two), reading the model's live variables, returning numpy arrays.
+"""
+
+from __future__ import annotations
+
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from .config import NetworkConfig
+
+XLA_MAX_BUCKET = 8
+"""By default ``InferenceModel`` compiles buckets up to this size with XLA, larger ones without.
+
+XLA has less per-call overhead, so it wins on tiny batches; the default (oneDNN) kernels use
+both cores better and win from batch 16 up. Measurements in ``InferenceModel``'s docstring.
+"""
+
+
+# ------------------------------------------------------------------------------ model
+def _conv(filters: int, kernel: int, l2: float, name: str) -> keras.layers.Conv2D:
+    return keras.layers.Conv2D(
+        filters,
+        kernel,
+        padding="same",
+        use_bias=False,
+        kernel_initializer="he_normal",
+        kernel_regularizer=keras.regularizers.L2(l2) if l2 > 0 else None,
+        name=name,
+    )
+
+
+def _bn(name: str) -> keras.layers.BatchNormalization:
+    return keras.layers.BatchNormalization(name=name)
+
+
+def build_network(
+    plane_shape: tuple[int, int, int], num_actions: int, config: NetworkConfig
+) -> keras.Model:
+    """A residual policy-value network for planes ``[H, W, C]`` and ``num_actions`` moves.
+
+    Tower: 3x3 conv stem (``config.filters``) + BN + ReLU, then ``config.blocks`` residual
+    blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv (2) BN ReLU,
+    flatten, ``Dense(num_actions)`` -> logits, layer ``"policy"``. Value head: 1x1 conv (1) BN
+    ReLU, flatten, ``Dense(config.value_hidden, relu)``, ``Dense(1, tanh)``, layer ``"value"``.
+    Every conv and dense kernel carries an L2 penalty ``config.l2`` (in ``model.losses``).
+
+    Inputs ``planes [B, H, W, C]`` float32 from the mover's point of view; outputs
+    ``[policy_logits [B, num_actions], value [B, 1]]``, the value in ``[-1, 1]`` for the mover.
+    """
+    height, width, channels = (int(d) for d in plane_shape)
+    if num_actions < 1:
+        raise ValueError(f"num_actions must be >= 1, got {num_actions}")
+    l2 = float(config.l2)
+    reg = keras.regularizers.L2(l2) if l2 > 0 else None
+
+    planes = keras.Input(shape=(height, width, channels), dtype="float32", name="planes")
+    x = _conv(config.filters, 3, l2, "stem_conv")(planes)
+    x = _bn("stem_bn")(x)
+    x = keras.layers.ReLU(name="stem_relu")(x)
+    for i in range(config.blocks):
+        skip = x
+        x = _conv(config.filters, 3, l2, f"block{i}_conv1")(x)
+        x = _bn(f"block{i}_bn1")(x)
+        x = keras.layers.ReLU(name=f"block{i}_relu1")(x)
+        x = _conv(config.filters, 3, l2, f"block{i}_conv2")(x)
+        x = _bn(f"block{i}_bn2")(x)
+        x = keras.layers.Add(name=f"block{i}_add")([x, skip])
+        x = keras.layers.ReLU(name=f"block{i}_relu2")(x)
+
+    p = _conv(2, 1, l2, "policy_conv")(x)
+    p = _bn("policy_bn")(p)
+    p = keras.layers.ReLU(name="policy_relu")(p)
+    p = keras.layers.Flatten(name="policy_flatten")(p)
+    policy = keras.layers.Dense(num_actions, kernel_regularizer=reg, name="policy")(p)
+
+    v = _conv(1, 1, l2, "value_conv")(x)
+    v = _bn("value_bn")(v)
+    v = keras.layers.ReLU(name="value_relu")(v)
+    v = keras.layers.Flatten(name="value_flatten")(v)
+    v = keras.layers.Dense(
+        config.value_hidden, activation="relu", kernel_regularizer=reg, name="value_hidden"
+    )(v)
+    value = keras.layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+
+    return keras.Model(inputs=planes, outputs=[policy, value], name="alphazero_resnet")
+
+
+def load_model(path: str | os.PathLike) -> keras.Model:
+    """``keras.models.load_model`` with this project's serializable classes registered.
+
+    The learning-rate schedules live in ``alphazero.trainer``; importing it registers them, so
+    a model saved with its optimizer (``model.save("x.keras")``) loads with that state.
+    """
+    from . import trainer  # noqa: F401  (registers the schedules with Keras)
+
+    return keras.models.load_model(path)
+
+
+# -------------------------------------------------------------------------- inference
+def _next_power_of_two(n: int) -> int:
+    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+
+
+class InferenceModel:
+    """A fast, fixed-shape forward pass of ``model`` for search.
+
+    ``inference(planes [B, H, W, C]) -> (logits [B, A], values [B])``, numpy float32, the value
+    from the point of view of the player to move in each position. The forward pass is a
+    ``tf.function`` (``training=False``) traced once per batch bucket: the powers of two
+    ``1, 2, 4, ..., max_batch``. ``B`` rows are padded with zeros to the next bucket, and more
+    than ``max_batch`` rows are cut into chunks of ``max_batch``. ``trace_count`` counts the
+    traces, so it never exceeds ``len(buckets)``.
+
+    The function reads the model's variables, not a copy: after training, the next call uses
+    the new weights without rebuilding anything.
+
+    ``jit_compile``: ``True`` or ``False`` for every bucket, or ``None`` (default) for XLA on
+    buckets up to ``XLA_MAX_BUCKET`` and the default kernels above. Positions per second on
+    the 2-core target CPU, 5x64 Connect Four net, best of several runs, XLA off / on:
+
+    ======  ===========  ===========
+    batch   quiet        busy CPU
+    ======  ===========  ===========
+    1       980 / 1320   830 / 1170
+    8       3030 / 3550  2180 / 2410
+    16      4480 / 4390  3550 / 2640
+    64      6190 / 5290  4920 / 2620
+    128     7020 / 5620  5800 / 2130
+    256     7540 / 5720  5220 / 2170
+    ======  ===========  ===========
+
+    Setting ``tf.config.threading`` did not help: one intra-op thread speeds up batch 1
+    (~0.8 ms) but halves throughput at batch 64-256, and inter-op threads change nothing.
+    """
+
+    def __init__(
+        self, model: keras.Model, max_batch: int = 256, *, jit_compile: bool | None = None
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be >= 1, got {max_batch}")
+        self.model = model
+        self.max_batch = _next_power_of_two(max_batch)
+        self.buckets: tuple[int, ...] = tuple(1 << i for i in range(self.max_batch.bit_length()))
+        self.plane_shape: tuple[int, ...] = tuple(int(d) for d in model.input_shape[1:])
+        self.num_actions = int(model.output_shape[0][-1])
+        self.jit_compile = jit_compile
+        self.trace_count = 0
+        self._plain = tf.function(self._forward_python, jit_compile=False, reduce_retracing=False)
+        self._xla = tf.function(self._forward_python, jit_compile=True, reduce_retracing=False)
+
+    def uses_xla(self, bucket: int) -> bool:
+        """Whether the forward pass for ``bucket`` rows is compiled with XLA."""
+        if self.jit_compile is None:
+            return bucket <= XLA_MAX_BUCKET
+        return self.jit_compile
+
+    def _forward_python(self, planes: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        self.trace_count += 1  # runs only while tracing
+        logits, values = self.model(planes, training=False)
+        return tf.cast(logits, tf.float32), tf.cast(tf.reshape(values, [-1]), tf.float32)
+
+    def bucket(self, rows: int) -> int:
+        """The padded batch size used for ``rows`` (``rows <= max_batch``)."""
+        return _next_power_of_two(rows)
+
+    def _run(self, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = chunk.shape[0]
+        size = self.bucket(rows)
+        if size != rows:
+            padded = np.zeros((size, *self.plane_shape), dtype=np.float32)
+            padded[:rows] = chunk
+            chunk = padded
+        forward = self._xla if self.uses_xla(size) else self._plain
+        logits, values = forward(tf.constant(chunk))
+        return logits.numpy()[:rows], values.numpy()[:rows]
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits ``[B, A]`` and values ``[B]`` (float32 numpy) for planes ``[B, H, W, C]``."""
+        planes = np.asarray(planes, dtype=np.float32)
+        if planes.ndim != 4 or tuple(planes.shape[1:]) != self.plane_shape:
+            raise ValueError(
+                f"expected planes of shape [B, {', '.join(map(str, self.plane_shape))}], "
+                f"got {list(planes.shape)}"
+            )
+        rows = planes.shape[0]
+        if rows == 0:
+            return (
+                np.zeros((0, self.num_actions), dtype=np.float32),
+                np.zeros((0,), dtype=np.float32),
+            )
+        if rows <= self.max_batch:
+            return self._run(planes)
+        parts = [self._run(planes[i : i + self.max_batch]) for i in range(0, rows, self.max_batch)]
+        return (
+            np.concatenate([p[0] for p in parts], axis=0),
+            np.concatenate([p[1] for p in parts], axis=0),
+        )
+
+    def warmup(self) -> None:
+        """Trace every bucket now, so that no search call pays for a trace."""
+        for size in self.buckets:
+            self._run(np.zeros((size, *self.plane_shape), dtype=np.float32))

@@ -1,0 +1,281 @@
+"""The replay buffer: the most recent ``capacity`` training positions, in a ring.
+
+Examples live in preallocated numpy arrays. Planes are stored as ``uint8`` (every game encodes
+0/1 planes, so this is exact and takes a quarter of the memory); if planes with other values
+ever arrive, the store switches to ``float32`` once and stays exact. ``sample`` always returns
+``float32``.
+
+``save`` writes an ``.npz`` (no pickled objects) atomically; ``load`` reads it back with
+``allow_pickle=False`` and turns every problem into one ``ReplayBufferError`` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+FORMAT_VERSION = 1
+"""Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
+
+_ARRAYS = ("format", "capacity", "total_added", "planes", "policies", "values")
+
+
+class ReplayBufferError(ValueError):
+    """A replay buffer file that cannot be used; the message names the file."""
+
+
+class ReplayBuffer:
+    """Ring buffer of ``(planes [H, W, C], policy [A], value)`` examples."""
+
+    def __init__(self, capacity: int, plane_shape: tuple[int, int, int], num_actions: int):
+        capacity = int(capacity)
+        if capacity < 1:
+            raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
+        plane_shape = tuple(int(d) for d in plane_shape)
+        if len(plane_shape) != 3 or min(plane_shape) < 1:
+            raise ValueError(f"plane_shape must be (H, W, C) of positive sizes, got {plane_shape}")
+        num_actions = int(num_actions)
+        if num_actions < 1:
+            raise ValueError(f"num_actions must be >= 1, got {num_actions}")
+        self.capacity = capacity
+        self.plane_shape: tuple[int, int, int] = plane_shape  # type: ignore[assignment]
+        self.num_actions = num_actions
+        self._planes = np.zeros((capacity, *plane_shape), dtype=np.uint8)
+        self._policies = np.zeros((capacity, num_actions), dtype=np.float32)
+        self._values = np.zeros((capacity,), dtype=np.float32)
+        self._next = 0  # slot the next example goes to
+        self._size = 0
+        self.total_added = 0
+        """Examples ever added, including those since pushed out."""
+
+    # ------------------------------------------------------------------------- filling
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def planes_dtype(self) -> np.dtype:
+        """How planes are stored: ``uint8`` for 0/1 planes, else ``float32``."""
+        return self._planes.dtype
+
+    def add(self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray) -> None:
+        """Append a batch: planes ``[n, H, W, C]``, policies ``[n, A]``, values ``[n]``.
+
+        When the buffer is full the oldest examples make room; of a batch larger than the
+        capacity only the last ``capacity`` examples are kept.
+        """
+        planes = np.asarray(planes)
+        policies = np.asarray(policies, dtype=np.float32)
+        values = np.asarray(values, dtype=np.float32)
+        if planes.ndim != 4 or planes.shape[1:] != self.plane_shape:
+            raise ValueError(
+                f"planes must have shape [n, {', '.join(map(str, self.plane_shape))}], "
+                f"got {list(planes.shape)}"
+            )
+        n = planes.shape[0]
+        if policies.shape != (n, self.num_actions):
+            raise ValueError(
+                f"policies must have shape [{n}, {self.num_actions}], got {list(policies.shape)}"
+            )
+        values = values.reshape(-1) if values.shape == (n, 1) else values
+        if values.shape != (n,):
+            raise ValueError(f"values must have shape [{n}], got {list(values.shape)}")
+        if n == 0:
+            return
+        self.total_added += n
+        if n > self.capacity:
+            planes, policies, values = (
+                planes[-self.capacity :],
+                policies[-self.capacity :],
+                values[-self.capacity :],
+            )
+            n = self.capacity
+        if self._planes.dtype == np.uint8 and not _is_binary(planes):
+            self._planes = self._planes.astype(np.float32)
+        slots = (self._next + np.arange(n)) % self.capacity
+        self._planes[slots] = planes
+        self._policies[slots] = policies
+        self._values[slots] = values
+        self._next = (self._next + n) % self.capacity
+        self._size = min(self._size + n, self.capacity)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of everything held, oldest first: planes (float32), policies, values."""
+        order = self._order()
+        return (
+            self._planes[order].astype(np.float32),
+            self._policies[order],
+            self._values[order],
+        )
+
+    def _order(self) -> np.ndarray:
+        """Slot indices from oldest to newest."""
+        if self._size < self.capacity:
+            return np.arange(self._size)
+        return (self._next + np.arange(self.capacity)) % self.capacity
+
+    # ------------------------------------------------------------------------ sampling
+    def sample(
+        self, batch_size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``batch_size`` examples drawn uniformly, with replacement, from what is held.
+
+        Returns planes float32 ``[B, H, W, C]``, policies float32 ``[B, A]``, values float32
+        ``[B]``.
+        """
+        if self._size == 0:
+            raise ValueError("cannot sample from an empty replay buffer")
+        index = rng.integers(0, self._size, size=int(batch_size))
+        return (
+            self._planes[index].astype(np.float32),
+            self._policies[index],
+            self._values[index],
+        )
+
+    # ---------------------------------------------------------------------- persistence
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write an ``.npz`` atomically: temp file in the same folder, fsync, ``os.replace``.
+
+        The arrays are stored oldest first, with the capacity, ``total_added`` and the format
+        version; nothing is pickled.
+        """
+        path = Path(path)
+        order = self._order()
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(
+                    handle,
+                    format=np.int64(FORMAT_VERSION),
+                    capacity=np.int64(self.capacity),
+                    total_added=np.int64(self.total_added),
+                    planes=self._planes[order],
+                    policies=self._policies[order],
+                    values=self._values[order],
+                )
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp_name, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise
+        _fsync_dir(path.parent)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        capacity: int | None = None,
+        *,
+        plane_shape: tuple[int, int, int] | None = None,
+        num_actions: int | None = None,
+    ) -> ReplayBuffer:
+        """Read a buffer written by ``save``.
+
+        ``capacity`` (default: the saved one) may differ from the saved capacity; a smaller one
+        keeps the most recent examples. ``plane_shape`` and ``num_actions``, when given, must
+        match the file. Any problem raises a one-line ``ReplayBufferError``.
+        """
+        path = Path(path)
+
+        def fail(what: str) -> ReplayBufferError:
+            return ReplayBufferError(f"{path}: {what}")
+
+        if not path.is_file():
+            raise fail("no such replay buffer file")
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                missing = [name for name in _ARRAYS if name not in npz.files]
+                if missing:
+                    raise fail(f"not a replay buffer file (no {missing[0]!r} array)")
+                data = {name: npz[name] for name in _ARRAYS}
+        except ReplayBufferError:
+            raise
+        except Exception as error:  # BadZipFile, EOFError, zlib.error, ValueError, OSError...
+            raise fail(f"truncated or corrupt replay buffer file ({_one_line(error)})") from None
+
+        scalars = {}
+        for name in ("format", "capacity", "total_added"):
+            array = data[name]
+            if array.shape != () or array.dtype.kind not in "iu":
+                raise fail(f"{name!r} must be an integer scalar, got {array.dtype} {array.shape}")
+            scalars[name] = int(array)
+        if scalars["format"] != FORMAT_VERSION:
+            raise fail(
+                f"replay buffer format {scalars['format']} is not supported "
+                f"(this version reads format {FORMAT_VERSION})"
+            )
+        planes, policies, values = data["planes"], data["policies"], data["values"]
+        if planes.ndim != 4:
+            raise fail(f"planes must be [n, H, W, C], got shape {list(planes.shape)}")
+        n = planes.shape[0]
+        if policies.ndim != 2 or policies.shape[0] != n:
+            raise fail(f"policies must be [{n}, A], got shape {list(policies.shape)}")
+        if values.shape != (n,):
+            raise fail(f"values must be [{n}], got shape {list(values.shape)}")
+        if planes.dtype not in (np.uint8, np.float16, np.float32):
+            raise fail(f"planes have unexpected dtype {planes.dtype}")
+        if policies.dtype.kind != "f" or values.dtype.kind != "f":
+            raise fail(f"policies/values must be floats, got {policies.dtype}/{values.dtype}")
+        saved_capacity = scalars["capacity"]
+        if saved_capacity < 1 or n > saved_capacity or scalars["total_added"] < n:
+            raise fail(
+                f"inconsistent sizes: {n} examples, capacity {saved_capacity}, "
+                f"total_added {scalars['total_added']}"
+            )
+        saved_shape = tuple(int(d) for d in planes.shape[1:])
+        if plane_shape is not None and saved_shape != tuple(int(d) for d in plane_shape):
+            raise fail(f"planes are {list(saved_shape)}, expected {list(plane_shape)}")
+        if num_actions is not None and policies.shape[1] != int(num_actions):
+            raise fail(f"policies have {policies.shape[1]} actions, expected {num_actions}")
+        if min(saved_shape) < 1 or policies.shape[1] < 1:
+            raise fail(
+                f"empty example shapes: planes {list(saved_shape)}, {policies.shape[1]} actions"
+            )
+
+        buffer = cls(
+            saved_capacity if capacity is None else capacity,
+            saved_shape,  # type: ignore[arg-type]
+            policies.shape[1],
+        )
+        if planes.dtype != np.uint8:
+            buffer._planes = buffer._planes.astype(np.float32)
+        buffer.add(planes, policies, values)
+        buffer.total_added = scalars["total_added"]
+        return buffer
+
+    def __repr__(self) -> str:
+        return (
+            f"ReplayBuffer({len(self)}/{self.capacity} positions, planes {list(self.plane_shape)}, "
+            f"{self.num_actions} actions, {self.total_added} ever added)"
+        )
+
+
+def _is_binary(planes: np.ndarray) -> bool:
+    return bool(np.all((planes == 0) | (planes == 1)))
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    first = text[0] if text else ""
+    name = type(error).__name__
+    first = first if len(first) <= 200 else first[:197] + "..."
+    return f"{name}: {first}" if first else name
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable; a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,237 @@
+"""The training loop: self-play -> replay buffer -> trainer -> checkpoint, once per iteration.
+
+Everything that decides what happens next (model and optimizer, buffer, counters, random
+state) is in the checkpoint, so ``--resume`` continues exactly where a run stopped. A run
+killed at any moment loses at most the iteration in flight.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .checkpoints import CheckpointError, RunDir, append_metrics
+from .config import Config
+from .games import make
+from .replay_buffer import ReplayBuffer
+from .selfplay import play_games
+
+
+@dataclass
+class RunState:
+    """Counters carried from one iteration to the next (and across a resume)."""
+
+    iteration: int = 0
+    games: int = 0
+    positions: int = 0
+    train_steps: int = 0
+    selfplay_seconds: float = 0.0
+    train_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_metadata(self) -> dict[str, Any]:
+        return {
+            "iteration": self.iteration,
+            "games": self.games,
+            "positions": self.positions,
+            "train_steps": self.train_steps,
+            "timings": {
+                "selfplay_seconds": self.selfplay_seconds,
+                "train_seconds": self.train_seconds,
+                "cpu_seconds": self.cpu_seconds,
+            },
+        }
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, Any]) -> RunState:
+        timings = meta.get("timings", {})
+        return cls(
+            iteration=int(meta["iteration"]),
+            games=int(meta.get("games", 0)),
+            positions=int(meta.get("positions", 0)),
+            train_steps=int(meta.get("train_steps", 0)),
+            selfplay_seconds=float(timings.get("selfplay_seconds", 0.0)),
+            train_seconds=float(timings.get("train_seconds", 0.0)),
+            cpu_seconds=float(timings.get("cpu_seconds", 0.0)),
+        )
+
+
+@contextlib.contextmanager
+def _deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, so a checkpoint is never left half written."""
+    received: list[Any] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda *args: received.append(args))
+    except ValueError:  # not the main thread: nothing to defer
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            raise KeyboardInterrupt
+
+
+def train(
+    config: Config,
+    run_path: Path,
+    resume: bool = False,
+    progress: bool = True,
+    max_iterations: int | None = None,
+) -> RunState:
+    """Train from ``config`` into ``run_path`` (or resume the run there).
+
+    ``max_iterations`` stops after that many iterations of this call (for tests and for
+    sittings of limited length); the run can be resumed later.
+    """
+    import keras
+
+    from .network import InferenceModel, build_network
+    from .trainer import Trainer
+
+    if resume:
+        run = RunDir.open(run_path)
+        config = run.load_config()
+        model, buffer, meta = run.load()
+        state = RunState.from_metadata(meta)
+        rng = np.random.default_rng()
+        rng.bit_generator.state = meta["rng"]
+        _log(progress, f"resuming {run.path} at iteration {state.iteration}")
+    else:
+        run = RunDir.create(run_path, config)
+        keras.utils.set_random_seed(config.seed)
+        game = make(config.game.name, **config.game.params)
+        model = build_network(game.plane_shape, game.num_actions, config.network)
+        buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
+        state = RunState()
+        rng = np.random.default_rng(config.seed)
+        _log(progress, f"new run in {run.path}")
+
+    def new_game():
+        return make(config.game.name, **config.game.params)
+
+    trainer = Trainer(model, config.train)
+    inference = InferenceModel(model, max_batch=config.selfplay.parallel_games * 2)
+    stop_at = config.iterations
+    if max_iterations is not None:
+        stop_at = min(stop_at, state.iteration + max_iterations)
+
+    try:
+        while state.iteration < stop_at:
+            cpu_start = time.process_time()
+            iteration = state.iteration + 1
+
+            examples, stats = play_games(
+                new_game,
+                inference,
+                config.selfplay.games_per_iteration,
+                config.search,
+                config.selfplay,
+                rng,
+                progress,
+            )
+            buffer.add(examples.planes, examples.policies, examples.values)
+
+            train_metrics: dict[str, float] = {}
+            train_start = time.perf_counter()
+            if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
+                train_metrics = trainer.train(
+                    lambda n: buffer.sample(n, rng), config.train.steps_per_iteration, progress
+                )
+                state.train_steps += config.train.steps_per_iteration
+            train_seconds = time.perf_counter() - train_start
+
+            state.iteration = iteration
+            state.games += stats.games
+            state.positions += len(examples)
+            state.selfplay_seconds += stats.seconds
+            state.train_seconds += train_seconds
+            state.cpu_seconds += time.process_time() - cpu_start
+            record = {
+                "iteration": iteration,
+                "games": state.games,
+                "positions": state.positions,
+                "buffer": len(buffer),
+                "selfplay": stats.summary(),
+                "train": train_metrics,
+                "train_seconds": train_seconds,
+            }
+            meta = {
+                **state.to_metadata(),
+                "game": {"name": config.game.name, "params": dict(config.game.params)},
+                "metrics": record,
+                "rng": rng.bit_generator.state,
+                "best_rule": "latest (no evaluation configured)",
+            }
+            keep = bool(config.checkpoint.keep_every) and (
+                iteration % config.checkpoint.keep_every == 0
+            )
+            with _deferred_interrupt():
+                run.save(iteration, model, buffer, meta, keep=keep, is_best=True)
+                append_metrics(run.path, record)
+            _write_tensorboard(run.path, record)
+            _log(progress, _summary_line(record))
+    except KeyboardInterrupt:
+        _log(
+            True,
+            f"\ninterrupted: {run.path} holds iteration {state.iteration}; "
+            f"continue with: python train.py --resume --run-dir {run.path}",
+        )
+    return state
+
+
+def _summary_line(record: dict[str, Any]) -> str:
+    sp = record["selfplay"]
+    tr = record["train"]
+    losses = (
+        f"policy loss {tr['policy_loss']:.3f}, value loss {tr['value_loss']:.3f}, "
+        f"entropy {tr['policy_entropy']:.3f}"
+        if tr
+        else "no training yet (buffer filling)"
+    )
+    return (
+        f"iteration {record['iteration']}: {sp['games']} games "
+        f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "
+        f"draws {sp['draw_rate']:.0%}, {sp['mean_length']:.1f} moves), "
+        f"{sp['simulations_per_second']:.0f} sims/s; {losses}"
+    )
+
+
+def _log(enabled: bool, text: str) -> None:
+    if enabled:
+        from tqdm import tqdm
+
+        tqdm.write(text)
+
+
+def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    flat: dict[str, float] = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}/"))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            flat[prefix + key] = float(value)
+    return flat
+
+
+def _write_tensorboard(run_path: Path, record: dict[str, Any]) -> None:
+    import tensorflow as tf
+
+    writer = tf.summary.create_file_writer(str(run_path / "tensorboard"))
+    with writer.as_default():
+        for key, value in _flatten(record).items():
+            tf.summary.scalar(key, value, step=record["iteration"])
+    writer.flush()
+    writer.close()
+
+
+__all__ = ["CheckpointError", "RunState", "train"]

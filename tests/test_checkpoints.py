@@ -1,0 +1,481 @@
+"""The run folder: checkpoint round trips, what is kept, crash safety and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+
+import alphazero.checkpoints as ckpt
+from alphazero.checkpoints import (
+    CheckpointError,
+    RunDir,
+    append_metrics,
+    atomic_write_text,
+    load_model,
+)
+from alphazero.config import config_from_dict
+from alphazero.games import make
+from alphazero.replay_buffer import ReplayBuffer
+
+# Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
+
+GAME = make("tictactoe")
+SHAPE = GAME.plane_shape
+ACTIONS = GAME.num_actions
+
+
+def tiny_model(seed: int = 0) -> keras.Model:
+    """Input -> Dense policy and value heads, compiled with Adam and trained one step."""
+    keras.utils.set_random_seed(seed)
+    inputs = keras.Input(shape=SHAPE, name="planes")
+    flat = keras.layers.Flatten()(inputs)
+    policy = keras.layers.Dense(ACTIONS, name="policy")(flat)
+    value = keras.layers.Dense(1, activation="tanh", name="value")(flat)
+    model = keras.Model(inputs, [policy, value])
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2),
+        loss=[keras.losses.CategoricalCrossentropy(from_logits=True), "mse"],
+    )
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2, size=(8, *SHAPE)).astype(np.float32)
+    y_policy = np.eye(ACTIONS, dtype=np.float32)[rng.integers(0, ACTIONS, size=8)]
+    y_value = rng.uniform(-1, 1, size=(8, 1)).astype(np.float32)
+    model.train_on_batch(x, [y_policy, y_value])
+    return model
+
+
+def tiny_buffer(n: int, start: int = 0) -> ReplayBuffer:
+    buffer = ReplayBuffer(50, SHAPE, ACTIONS)
+    rng = np.random.default_rng(start)
+    planes = rng.integers(0, 2, size=(n, *SHAPE)).astype(np.float32)
+    policies = rng.dirichlet(np.ones(ACTIONS), size=n).astype(np.float32)
+    buffer.add(planes, policies, np.arange(start, start + n, dtype=np.float32))
+    return buffer
+
+
+def make_config(game: str = "tictactoe"):
+    return config_from_dict(
+        {"game": {"name": game}, "replay": {"capacity": 50}, "run_name": "test"}
+    )
+
+
+def weights_equal(a: keras.Model, b: keras.Model) -> bool:
+    wa, wb = a.get_weights(), b.get_weights()
+    return len(wa) == len(wb) and all(np.array_equal(x, y) for x, y in zip(wa, wb, strict=True))
+
+
+def optimizer_state(model: keras.Model) -> list[np.ndarray]:
+    return [keras.ops.convert_to_numpy(v) for v in model.optimizer.variables]
+
+
+@pytest.fixture(scope="module")
+def models() -> list[keras.Model]:
+    """Distinct trained models, shared by the tests (building them is the slow part)."""
+    return [tiny_model(seed) for seed in range(3)]
+
+
+def one_line(error: pytest.ExceptionInfo) -> str:
+    message = str(error.value)
+    assert message and "\n" not in message, message
+    return message
+
+
+# ----------------------------------------------------------------------- round trip
+def test_save_load_round_trip(tmp_path, models):
+    config = make_config()
+    run = RunDir.create(tmp_path / "run", config)
+    assert run.load_config() == config
+    model, buffer = models[0], tiny_buffer(30)
+    extra = {
+        "games": 12,
+        "positions": 30,
+        "timings": {"selfplay_s": 1.5},
+        "metrics": {"loss": np.float32(0.25)},
+        "rng": {"state": np.random.default_rng(7).bit_generator.state},
+    }
+    written = run.save(1, model, buffer, extra, keep=False, is_best=False)
+    assert written["model"] == "models/iter_0001.keras"
+    assert written["buffer"] == "buffer_0001.npz"
+    assert written["best"] == "models/iter_0001.keras"  # no previous best: this model
+    assert written["iteration"] == 1 and written["format"] == 1 and written["game"] == "tictactoe"
+    assert "metrics" not in extra or extra["metrics"]["loss"] == np.float32(0.25)  # not mutated
+    assert "model" not in extra
+
+    loaded_model, loaded_buffer, metadata = RunDir.open(tmp_path / "run").load()
+    assert metadata == written
+    assert metadata["metrics"]["loss"] == 0.25
+    assert metadata["rng"]["state"] == np.random.default_rng(7).bit_generator.state
+    assert weights_equal(loaded_model, model)
+    saved_state, loaded_state = optimizer_state(model), optimizer_state(loaded_model)
+    assert len(saved_state) == len(loaded_state) > 1
+    assert all(np.array_equal(a, b) for a, b in zip(saved_state, loaded_state, strict=True))
+    for a, b in zip(loaded_buffer.arrays(), buffer.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert loaded_buffer.total_added == 30 and loaded_buffer.capacity == 50
+
+    # The user-facing copies, and load_model on the folder and on a file.
+    for name in ("latest.keras", "best.keras"):
+        assert (run.path / name).read_bytes() == (run.path / written["model"]).read_bytes()
+    assert weights_equal(load_model(run.path, GAME), model)
+    assert weights_equal(load_model(run.path / "latest.keras"), model)
+    assert not [p for p in run.path.rglob(".*")]  # no temp files left
+
+
+def test_keep_rules_leave_the_expected_files(tmp_path, models):
+    run = RunDir.create(tmp_path / "run", make_config())
+    plan = {  # iteration: (keep, is_best)
+        1: (False, False),
+        2: (True, False),
+        3: (False, True),
+        4: (False, False),
+        5: (False, False),
+        6: (True, True),
+        7: (False, False),
+    }
+    for iteration, (keep, is_best) in plan.items():
+        model = models[iteration % len(models)]
+        metadata = run.save(iteration, model, tiny_buffer(5, iteration), {}, keep, is_best)
+        models_held = sorted(p.name for p in (run.path / "models").iterdir())
+        buffers = sorted(p.name for p in run.path.glob("buffer_*.npz"))
+        assert buffers == [f"buffer_{iteration:04d}.npz"]
+        best = {1: 1, 2: 1, 3: 3, 4: 3, 5: 3, 6: 6, 7: 6}[iteration]
+        assert metadata["best"] == f"models/iter_{best:04d}.keras"
+        expected = {iteration, best} | {i for i in (2, 6) if i <= iteration}
+        assert models_held == [f"iter_{i:04d}.keras" for i in sorted(expected)], iteration
+        best_bytes = (run.path / metadata["best"]).read_bytes()
+        assert (run.path / "best.keras").read_bytes() == best_bytes
+        latest_bytes = (run.path / metadata["model"]).read_bytes()
+        assert (run.path / "latest.keras").read_bytes() == latest_bytes
+    assert metadata["kept_models"] == ["models/iter_0002.keras", "models/iter_0006.keras"]
+    assert weights_equal(load_model(run.path), models[6 % len(models)])
+
+
+def test_keep_every_zero_keeps_only_latest_and_best(tmp_path, models):
+    run = RunDir.create(tmp_path / "run", make_config())
+    for iteration in range(1, 5):
+        run.save(iteration, models[0], tiny_buffer(3), {}, keep=False, is_best=iteration == 2)
+    held = sorted(p.name for p in (run.path / "models").iterdir())
+    assert held == ["iter_0002.keras", "iter_0004.keras"]
+    assert sorted(p.name for p in run.path.iterdir()) == [
+        "best.keras",
+        "buffer_0004.npz",
+        "config.yaml",
+        "latest.keras",
+        "metadata.json",
+        "models",
+    ]
+
+
+def test_iterations_must_increase(tmp_path, models):
+    run = RunDir.create(tmp_path / "run", make_config())
+    run.save(3, models[0], tiny_buffer(3), {}, keep=False, is_best=False)
+    with pytest.raises(CheckpointError) as error:
+        run.save(3, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
+    assert "iteration 3" in one_line(error)
+    assert weights_equal(run.load()[0], models[0])
+
+
+def test_append_metrics(tmp_path):
+    RunDir.create(tmp_path / "run", make_config())
+    append_metrics(tmp_path / "run", {"iteration": 1, "loss": np.float32(0.5)})
+    append_metrics(RunDir(tmp_path / "run"), {"iteration": 2})
+    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [{"iteration": 1, "loss": 0.5}, {"iteration": 2}]
+
+
+def test_atomic_write_text_replaces_whole_file(tmp_path):
+    target = tmp_path / "f.txt"
+    atomic_write_text(target, "old")
+    atomic_write_text(target, "new text")
+    assert target.read_text() == "new text"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+# --------------------------------------------------------------------- crash safety
+class Crash(BaseException):
+    """Stands for SIGKILL: nothing after it runs."""
+
+
+def crash_at(monkeypatch, stage: int, partial_model: bool = False):
+    """Make the ``stage``-th ``os.replace`` (0-based) of the next save "kill" the process.
+
+    After the crash no cleanup happens (``os.unlink`` does nothing), as after a real kill, so
+    temp files stay behind. With ``partial_model`` the crash happens inside ``model.save``,
+    leaving a half-written temp model.
+    """
+    real_replace, real_unlink = os.replace, os.unlink
+    state = {"calls": 0, "crashed": False}
+
+    def replace(src, dst, *args, **kwargs):
+        if state["calls"] == stage:
+            state["crashed"] = True
+            raise Crash(f"killed before replacing {dst}")
+        state["calls"] += 1
+        return real_replace(src, dst, *args, **kwargs)
+
+    def unlink(path, *args, **kwargs):
+        if not state["crashed"]:
+            return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "unlink", unlink)
+    if partial_model:
+
+        def save(self, path, *args, **kwargs):
+            with open(path, "wb") as handle:
+                handle.write(b"PK\x03\x04 half a zip")
+            state["crashed"] = True
+            raise Crash("killed inside model.save")
+
+        monkeypatch.setattr(keras.Model, "save", save)
+    return state
+
+
+# Replaces in one save: model, buffer, metadata, latest.keras, best.keras; then deletions.
+STAGES = 5
+
+
+def test_a_save_makes_one_replace_per_stage(tmp_path, models, monkeypatch):
+    run = RunDir.create(tmp_path / "run", make_config())
+    targets = []
+    real_replace = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        targets.append(os.path.relpath(dst, run.path))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    run.save(1, models[0], tiny_buffer(3), {}, keep=False, is_best=False)
+    expected = ["models/iter_0001.keras", "buffer_0001.npz", "metadata.json", "latest.keras"]
+    assert targets == [*expected, "best.keras"]
+    assert len(targets) == STAGES
+
+
+@pytest.mark.parametrize("stage", [*range(STAGES + 1), "model.save"])
+def test_crash_at_any_stage_leaves_a_loadable_checkpoint(tmp_path, models, monkeypatch, stage):
+    run = RunDir.create(tmp_path / "run", make_config())
+    run.save(1, models[0], tiny_buffer(10, 0), {"games": 1}, keep=False, is_best=False)
+    run.save(2, models[1], tiny_buffer(10, 100), {"games": 2}, keep=False, is_best=False)
+
+    with monkeypatch.context() as patch:
+        if stage == "model.save":
+            crash_at(patch, -1, partial_model=True)
+        elif stage == STAGES:  # everything replaced: crash in the deletions
+            real_unlink = os.unlink
+
+            def unlink(path, *args, **kwargs):
+                if "buffer_0002" in str(path):
+                    raise Crash("killed while deleting")
+                return real_unlink(path, *args, **kwargs)
+
+            patch.setattr(os, "unlink", unlink)
+        else:
+            crash_at(patch, stage)
+        with pytest.raises(Crash):
+            run.save(3, models[2], tiny_buffer(10, 200), {"games": 3}, keep=False, is_best=True)
+
+    if stage != STAGES:  # the "kill" left its temp file behind, as SIGKILL would
+        assert list(run.path.rglob(".*"))
+    # Replace number 2 is metadata.json, the commit point: a crash there keeps the old one.
+    committed = stage not in ("model.save", 0, 1, 2)
+    model, buffer, metadata = RunDir.open(run.path).load()
+    if committed:
+        assert metadata["iteration"] == 3 and metadata["games"] == 3
+        assert metadata["best"] == "models/iter_0003.keras"
+        assert weights_equal(model, models[2])
+        assert buffer.arrays()[2][0] == 200
+    else:
+        assert metadata["iteration"] == 2 and metadata["games"] == 2
+        assert weights_equal(model, models[1])
+        assert buffer.arrays()[2][0] == 100
+    # best.keras is a convenience copy, refreshed last: it may lag the metadata after a crash.
+    assert weights_equal(load_model(run.path), models[2] if stage == STAGES else models[0])
+
+    # Resuming: the next save succeeds and clears whatever the crash left behind.
+    next_iteration = metadata["iteration"] + 1
+    run.save(next_iteration, models[0], tiny_buffer(4, 300), {}, keep=False, is_best=False)
+    model, buffer, metadata = run.load()
+    assert metadata["iteration"] == next_iteration and weights_equal(model, models[0])
+    best = metadata["best"]
+    assert best == ("models/iter_0003.keras" if committed else "models/iter_0001.keras")
+    assert sorted(p.name for p in run.path.iterdir()) == [
+        "best.keras",
+        f"buffer_{next_iteration:04d}.npz",
+        "config.yaml",
+        "latest.keras",
+        "metadata.json",
+        "models",
+    ]
+    assert sorted(f"models/{p.name}" for p in (run.path / "models").iterdir()) == sorted(
+        {best, metadata["model"]}
+    )
+    assert (run.path / "best.keras").read_bytes() == (run.path / best).read_bytes()
+
+
+# ------------------------------------------------------------------------ errors
+@pytest.fixture
+def saved_run(tmp_path, models) -> RunDir:
+    run = RunDir.create(tmp_path / "run", make_config())
+    run.save(1, models[0], tiny_buffer(5), {}, keep=False, is_best=True)
+    return run
+
+
+def test_create_over_an_existing_run_is_refused(saved_run):
+    config_before = (saved_run.path / "config.yaml").read_text()
+    with pytest.raises(CheckpointError) as error:
+        RunDir.create(saved_run.path, make_config("connect4"))
+    assert "--resume" in one_line(error) and "--run-dir" in one_line(error)
+    assert (saved_run.path / "config.yaml").read_text() == config_before
+
+
+def test_create_over_a_run_that_never_saved_is_fine(tmp_path):
+    RunDir.create(tmp_path / "run", make_config("connect4"))
+    run = RunDir.create(tmp_path / "run", make_config())
+    assert run.load_config().game.name == "tictactoe"
+
+
+def test_missing_checkpoint(tmp_path):
+    with pytest.raises(CheckpointError) as error:
+        RunDir.open(tmp_path / "nowhere")
+    assert "--resume" in one_line(error)
+    run = RunDir.create(tmp_path / "run", make_config())
+    with pytest.raises(CheckpointError) as error:
+        run.load()
+    message = one_line(error)
+    assert "no checkpoint here (metadata.json missing)" in message and "--resume" in message
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["missing", "truncated", "garbage", "empty"],
+)
+def test_damaged_model_file(saved_run, damage):
+    file = saved_run.path / "models" / "iter_0001.keras"
+    data = file.read_bytes()
+    if damage == "missing":
+        file.unlink()
+    elif damage == "truncated":
+        file.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        file.write_bytes(b"this is not a keras file\n" * 20)
+    else:
+        file.write_bytes(b"")
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "iter_0001.keras" in one_line(error)
+    with pytest.raises(CheckpointError) as error:
+        load_model(file)
+    assert str(file) in one_line(error)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"format": 2}', "format 2"),
+        ('{"format": 1, "iteration": 1}', "missing key 'model'"),
+        (
+            '{"format": 1, "iteration": 1, "model": "/etc/passwd", "buffer": "b", "best": "b"}',
+            "inside the run folder",
+        ),
+    ],
+)
+def test_bad_metadata(saved_run, text, expected):
+    (saved_run.path / "metadata.json").write_text(text)
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    message = one_line(error)
+    assert expected in message and "metadata.json" in message
+
+
+def test_missing_or_truncated_buffer(saved_run):
+    file = saved_run.path / "buffer_0001.npz"
+    file.write_bytes(file.read_bytes()[:100])
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "buffer_0001.npz" in one_line(error)
+    file.unlink()
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "buffer_0001.npz" in one_line(error)
+
+
+def test_foreign_game(saved_run):
+    metadata_file = saved_run.path / "metadata.json"
+    metadata = json.loads(metadata_file.read_text())
+    metadata_file.write_text(json.dumps({**metadata, "game": "connect4"}))
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "connect4" in one_line(error) and "tictactoe" in one_line(error)
+    # The training loop records the game as {"name", "params"}: params must match too.
+    game = {"name": "tictactoe", "params": {"size": 4}}
+    metadata_file.write_text(json.dumps({**metadata, "game": game}))
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "'size': 4" in one_line(error)
+    metadata_file.write_text(json.dumps({**metadata, "game": {**game, "params": {}}}))
+    saved_run.load()
+
+    # A config that now names another game than the one the model and buffer were made for.
+    metadata_file.write_text(json.dumps(metadata))
+    (saved_run.path / "config.yaml").write_text(make_config("connect4").to_yaml())
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    one_line(error)
+
+    # load_model with a game the model does not fit.
+    with pytest.raises(CheckpointError) as error:
+        load_model(saved_run.path / "best.keras", make("connect4"))
+    assert "another game" in one_line(error)
+    with pytest.raises(CheckpointError) as error:
+        load_model(saved_run.path, make("tictactoe"))  # config.yaml now says connect4
+    assert "connect4" in one_line(error)
+
+
+def test_bad_config_yaml(saved_run):
+    (saved_run.path / "config.yaml").write_text("game: [unclosed\n")
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load_config()
+    assert "config.yaml" in one_line(error)
+    (saved_run.path / "config.yaml").write_text("train: {batch_size: -3}\n")
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    assert "batch_size" in one_line(error)
+
+
+def test_load_model_paths(tmp_path, saved_run, models):
+    with pytest.raises(CheckpointError) as error:
+        load_model(tmp_path / "nothing.keras")
+    assert "no such" in one_line(error)
+    not_keras = tmp_path / "model.h5"
+    not_keras.write_bytes(b"x")
+    with pytest.raises(CheckpointError) as error:
+        load_model(not_keras)
+    assert "not a .keras" in one_line(error)
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    with pytest.raises(CheckpointError) as error:
+        load_model(empty_dir)
+    assert "no model" in one_line(error)
+    # A run folder without the user copies falls back to the metadata's best model.
+    (saved_run.path / "best.keras").unlink()
+    assert weights_equal(load_model(saved_run.path), models[0])
+    (saved_run.path / "latest.keras").unlink()
+    assert weights_equal(load_model(saved_run.path), models[0])
+
+
+def test_stray_temp_names_are_recognised(saved_run, models):
+    for name in (".iter_0009.tmp.keras", ".metadata.json.abc.tmp", ".buffer_0002.npz.x.tmp"):
+        folder = saved_run.path / ("models" if name.endswith(".keras") else "")
+        (folder / name).write_bytes(b"junk")
+    saved_run.save(2, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
+    assert not list(saved_run.path.rglob(".*"))
+    assert ckpt.FORMAT == 1
