@@ -8,7 +8,6 @@ python train.py --resume                         # continue the run where it sto
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -52,11 +51,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # keep TensorFlow's C++ chatter quiet
-
     from alphazero.checkpoints import CheckpointError
     from alphazero.config import ConfigError, load_config
-    from alphazero.training import train
 
     try:
         if args.resume:
@@ -70,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = args.run_dir or Path("checkpoints") / (config.run_name or "run")
         if args.iterations is not None and args.iterations < 1:
             raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
+        from alphazero.training import train  # TensorFlow loads here, after the quick checks
+
         train(
             config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
             run_dir,

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import os
 
+from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+
+# isort: split
+
 import keras
 import numpy as np
 import tensorflow as tf

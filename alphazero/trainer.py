@@ -16,6 +16,10 @@ import math
 import warnings
 from collections.abc import Callable
 
+from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+
+# isort: split
+
 import keras
 import numpy as np
 import tensorflow as tf

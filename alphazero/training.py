@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+
+# isort: split
 
 from .checkpoints import CheckpointError, RunDir, append_metrics
 from .config import Config
@@ -181,10 +186,10 @@ def train(
             _write_tensorboard(run.path, record)
             _log(progress, _summary_line(record))
     except KeyboardInterrupt:
-        _log(
-            True,
+        print(
             f"\ninterrupted: {run.path} holds iteration {state.iteration}; "
             f"continue with: python train.py --resume --run-dir {run.path}",
+            file=sys.stderr,
         )
     return state
 

@@ -1,0 +1,185 @@
+"""The training loop as a user drives it: resuming, crashing, Ctrl-C and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from alphazero.checkpoints import CheckpointError, RunDir
+from alphazero.config import config_from_dict
+from alphazero.training import train
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "game": {"name": "tictactoe"},
+    "network": {"filters": 8, "blocks": 1, "value_hidden": 8},
+    "search": {"simulations": 8},
+    "selfplay": {"games_per_iteration": 6, "parallel_games": 3, "temperature_moves": 3},
+    "replay": {"capacity": 500},
+    "train": {"batch_size": 16, "steps_per_iteration": 4, "min_positions": 0},
+    "checkpoint": {"keep_every": 2},
+    "iterations": 3,
+    "seed": 7,
+}
+
+
+def tiny_config(**overrides):
+    return config_from_dict({**TINY, **overrides})
+
+
+def weights(model) -> list[np.ndarray]:
+    return [np.array(w) for w in model.get_weights()]
+
+
+def test_resuming_gives_the_same_state_as_not_stopping(tmp_path):
+    config = tiny_config()
+    train(config, tmp_path / "straight", progress=False)
+    train(config, tmp_path / "stopped", progress=False, max_iterations=1)
+    train(config, tmp_path / "stopped", resume=True, progress=False)
+
+    model_a, buffer_a, meta_a = RunDir.open(tmp_path / "straight").load()
+    model_b, buffer_b, meta_b = RunDir.open(tmp_path / "stopped").load()
+    for a, b in zip(weights(model_a), weights(model_b), strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(buffer_a.arrays(), buffer_b.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert meta_a["rng"] == meta_b["rng"]
+    for key in ("iteration", "games", "positions", "train_steps"):
+        assert meta_a[key] == meta_b[key]
+    opt_a = [np.array(v) for v in model_a.optimizer.variables]
+    opt_b = [np.array(v) for v in model_b.optimizer.variables]
+    for a, b in zip(opt_a, opt_b, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
+    train(tiny_config(iterations=4), tmp_path / "run", progress=False)
+    run = tmp_path / "run"
+    assert yaml.safe_load((run / "config.yaml").read_text())["game"]["name"] == "tictactoe"
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["iteration"] == 4 and meta["games"] == 24
+    assert meta["timings"]["cpu_seconds"] > 0
+    assert sorted(p.name for p in (run / "models").iterdir()) == [
+        "iter_0002.keras",
+        "iter_0004.keras",
+    ]
+    assert (run / "latest.keras").exists() and (run / "best.keras").exists()
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
+    assert "policy_loss" in json.loads(lines[-1])["train"]
+    assert any((run / "tensorboard").iterdir())
+
+
+def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
+    train(tiny_config(iterations=1), tmp_path / "run", progress=False)
+    with pytest.raises(CheckpointError, match="--resume"):
+        train(tiny_config(iterations=1), tmp_path / "run", progress=False)
+
+
+def run_cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("train: {batch_size: -3}\n", "train.batch_size: must be >= 1"),
+        ("trian: {}\n", "trian: unknown setting"),
+        ("search: {c_puct: fast}\n", "search.c_puct: expected a number"),
+        ("game: {name: chess}\n", "unknown game 'chess'"),
+        ("game: [1, 2\n", "not valid YAML"),
+    ],
+)
+def test_bad_config_is_a_one_line_error(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    result = run_cli("--config", str(path), "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_resume_without_a_checkpoint_is_a_one_line_error(tmp_path):
+    result = run_cli("--resume", "--run-dir", str(tmp_path / "nothing"))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_truncated_checkpoint_is_a_one_line_error(tmp_path):
+    train(tiny_config(iterations=1), tmp_path / "run", progress=False)
+    model = tmp_path / "run" / "models" / "iter_0001.keras"
+    model.write_bytes(model.read_bytes()[:200])
+    result = run_cli("--resume", "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "iter_0001.keras" in result.stderr
+
+
+def _write_config(tmp_path: Path, **overrides) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**TINY, **overrides}))
+    return path
+
+
+def test_sigkill_at_any_moment_leaves_a_resumable_run(tmp_path):
+    config_path = _write_config(tmp_path, iterations=50)
+    run = tmp_path / "run"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    command = [sys.executable, str(ROOT / "train.py"), "--quiet", "--run-dir", str(run)]
+    rng = np.random.default_rng(0)
+    for attempt in range(3):
+        args = ["--config", str(config_path)] if attempt == 0 else ["--resume"]
+        process = subprocess.Popen([*command, *args], env=env, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while not (run / "metadata.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(float(rng.uniform(0.5, 4.0)))  # somewhere inside later iterations
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    _, buffer, meta = RunDir.open(run).load()
+    assert meta["iteration"] >= 1
+    assert len(buffer) > 0
+    assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
+
+
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+    config_path = _write_config(tmp_path, iterations=50)
+    run = tmp_path / "run"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--quiet", "--config", str(config_path),
+         "--run-dir", str(run)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (run / "metadata.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert "Traceback" not in stderr
+    assert "--resume" in stderr
+    RunDir.open(run).load()  # what it left is a valid checkpoint
