@@ -25,6 +25,7 @@ class _Connect4Rules:
     def __init__(self, rows: int, cols: int, n_in_row: int) -> None:
         self.rows, self.cols, self.n_in_row = rows, cols, n_in_row
         self.lines = LineBoard(major=cols, minor=rows, n_in_row=n_in_row)
+        self.has_line = self.lines.line_test
         stride = self.lines.stride
         self.bottom = tuple(1 << (c * stride) for c in range(cols))
         self.top = tuple(1 << (c * stride + rows - 1) for c in range(cols))
@@ -118,7 +119,7 @@ class Connect4(Game):
             mover = self._first
         else:
             mover = mask ^ self._first
-        if rules.lines.has_line(mover):
+        if rules.has_line(mover):
             self.score = self.player
         elif mask == rules.lines.full:
             self.score = 0
@@ -180,10 +181,12 @@ class Connect4(Game):
 
     def encode(self) -> np.ndarray:
         """Planes ``[rows, cols, 3]``: the mover's stones, the opponent's, and ones."""
-        board = self.state * self.player
+        lines = self._rules.lines
+        first, second = self._first, self._mask ^ self._first
+        mine, theirs = (first, second) if self.player == 1 else (second, first)
         planes = np.ones((self.rows, self.cols, 3), dtype=np.float32)
-        planes[:, :, 0] = board == 1
-        planes[:, :, 1] = board == -1
+        planes[:, :, 0] = lines.to_array(mine).T[::-1]  # [cols, rows] -> row 0 on top
+        planes[:, :, 1] = lines.to_array(theirs).T[::-1]
         return planes
 
     def symmetries(

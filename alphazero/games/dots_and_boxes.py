@@ -256,7 +256,9 @@ class DotsAndBoxes(Game):
     def parse_move(self, text: str) -> int:
         rules = self._rules
         last_letter = _LETTERS[rules.cols]
-        m = re.fullmatch(r"([a-z])\s*(\d{1,2})\s*-?\s*([a-z])\s*(\d{1,2})", text.strip().lower())
+        m = re.fullmatch(
+            r"([a-z])\s*([0-9]{1,2})\s*-?\s*([a-z])\s*([0-9]{1,2})", text.strip().lower()
+        )
         if not m:
             raise MoveParseError(
                 f"{text[:20]!r} is not an edge: name its two dots, like a1-b1 "

@@ -34,6 +34,7 @@ class _GridRules:
         self.size = size
         self.n_in_row = n_in_row
         self.lines = LineBoard(major=size, minor=size, n_in_row=n_in_row)
+        self.has_line = self.lines.line_test
         self.action_bits = tuple(self.lines.bit(a // size, a % size) for a in range(size * size))
         action_grid = np.arange(size * size).reshape(size, size)
         self.sym_perms = grid_policy_permutations(action_grid, DIHEDRAL_OPS)
@@ -110,10 +111,10 @@ class Gomoku(Game):
         bit = rules.action_bits[action]
         if self.player == 1:
             self._first |= bit
-            won = rules.lines.has_line(self._first)
+            won = rules.has_line(self._first)
         else:
             self._second |= bit
-            won = rules.lines.has_line(self._second)
+            won = rules.has_line(self._second)
         if won:
             self.score = self.player
         elif self._first | self._second == rules.lines.full:
@@ -125,7 +126,7 @@ class Gomoku(Game):
         if self.score is not None:
             return self.score, 0
         rules = self._rules
-        has_line = rules.lines.has_line
+        has_line = rules.has_line
         stones = {1: self._first, -1: self._second}
         player = self.player
         empty = [bit for bit in rules.action_bits if not (self._first | self._second) & bit]
@@ -185,10 +186,10 @@ class Gomoku(Game):
     def parse_move(self, text: str) -> int:
         size = self.size
         cleaned = text.strip().lower()
-        if m := re.fullmatch(r"([a-z])\s*(\d{1,2})", cleaned):
+        if m := re.fullmatch(r"([a-z])\s*([0-9]{1,2})", cleaned):
             col = _LETTERS.index(m.group(1)) + 1
             row = int(m.group(2))
-        elif m := re.fullmatch(r"(\d{1,2})\s*[, ]\s*(\d{1,2})", cleaned):
+        elif m := re.fullmatch(r"([0-9]{1,2})\s*[, ]\s*([0-9]{1,2})", cleaned):
             col, row = int(m.group(1)), int(m.group(2))
         else:
             raise MoveParseError(

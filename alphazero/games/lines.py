@@ -9,6 +9,7 @@ Connect Four lays columns there, so that a column is a run of consecutive bits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -58,13 +59,51 @@ class LineBoard:
 
     def has_line(self, stones: int) -> bool:
         """Whether ``stones`` hold ``n_in_row`` (or more) in a row in any direction."""
-        for shifts in self.run_shifts:
-            m = stones
-            for s in shifts:
-                m &= m >> s
-            if m:
-                return True
-        return False
+        return self.line_test(stones)
+
+    @cached_property
+    def line_test(self) -> Callable[[int], bool]:
+        """``has_line`` as a flat closure: the search calls it once per child it creates.
+
+        Lines of 3 and 4 need two shifts per direction, 5 to 7 need three; those are
+        unrolled, longer lines loop.
+        """
+        runs = self.run_shifts
+        if all(len(r) == 2 for r in runs):
+            (a1, a2), (b1, b2), (c1, c2), (d1, d2) = runs
+
+            def test2(p: int) -> bool:
+                return bool(
+                    (m := p & (p >> a1)) & (m >> a2)
+                    or (m := p & (p >> b1)) & (m >> b2)
+                    or (m := p & (p >> c1)) & (m >> c2)
+                    or (m := p & (p >> d1)) & (m >> d2)
+                )
+
+            return test2
+        if all(len(r) == 3 for r in runs):
+            (a1, a2, a3), (b1, b2, b3), (c1, c2, c3), (d1, d2, d3) = runs
+
+            def test3(p: int) -> bool:
+                return bool(
+                    (m := (m := p & (p >> a1)) & (m >> a2)) & (m >> a3)
+                    or (m := (m := p & (p >> b1)) & (m >> b2)) & (m >> b3)
+                    or (m := (m := p & (p >> c1)) & (m >> c2)) & (m >> c3)
+                    or (m := (m := p & (p >> d1)) & (m >> d2)) & (m >> d3)
+                )
+
+            return test3
+
+        def test_any(p: int) -> bool:
+            for shifts in runs:
+                m = p
+                for s in shifts:
+                    m &= m >> s
+                if m:
+                    return True
+            return False
+
+        return test_any
 
     @cached_property
     def _nbytes(self) -> int:

@@ -169,17 +169,17 @@ def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
     while node.children:
         if node.solved is not None and node is not root:
             break
-        sqrt_n = math.sqrt(node.N)
         best = None
-        best_u = -math.inf
         if node.solved is not None:  # a proven root: play its best proven child
             for child in node.children.values():
                 if child.outcome is not None and child.outcome == node.solved:
                     best = child
                     break
         else:
+            scale = c_puct * math.sqrt(node.N)
+            best_u = -math.inf
             for child in node.children.values():
-                u = child.V + c_puct * child.prob * sqrt_n / (1 + child.N)
+                u = child.V + scale * child.prob / (1 + child.N)
                 child.U = u
                 if u > best_u:
                     best_u = u
