@@ -54,6 +54,9 @@ class SearchConfig:
     leaves_per_tree: int = field(default=1, metadata=_range(1, 256))
     """Leaves selected per tree per network call, kept apart by a virtual loss."""
     virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
+    inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
+    """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
+    has it natively (about 1.5x faster on AVX-512 BF16), float32 elsewhere."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ logits are unmasked (the caller masks illegal moves) and the value is ``tanh``, 
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
 
@@ -113,6 +114,33 @@ def load_model(path: str | os.PathLike) -> keras.Model:
 
 
 # -------------------------------------------------------------------------- inference
+Precision = Literal["auto", "float32", "bfloat16"]
+
+
+def native_bfloat16() -> bool:
+    """Whether this CPU does bfloat16 arithmetic natively (AVX-512 BF16 or AMX).
+
+    Elsewhere bfloat16 is emulated and slower than float32, so ``auto`` keeps float32.
+    """
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            flags = next((line for line in cpuinfo if line.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def _bfloat16_copy(model: keras.Model) -> keras.Model:
+    """The same network computing in bfloat16 (variables stay float32)."""
+
+    def with_bfloat16(layer: keras.layers.Layer) -> keras.layers.Layer:
+        config = layer.get_config()
+        config["dtype"] = "mixed_bfloat16"
+        return layer.__class__.from_config(config)
+
+    return keras.models.clone_model(model, clone_function=with_bfloat16)
+
+
 def _next_power_of_two(n: int) -> int:
     return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
@@ -150,11 +178,21 @@ class InferenceModel:
     """
 
     def __init__(
-        self, model: keras.Model, max_batch: int = 256, *, jit_compile: bool | None = None
+        self,
+        model: keras.Model,
+        max_batch: int = 256,
+        *,
+        jit_compile: bool | None = None,
+        precision: Precision = "float32",
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be >= 1, got {max_batch}")
+        if precision not in ("auto", "float32", "bfloat16"):
+            raise ValueError(f"precision must be auto, float32 or bfloat16, got {precision!r}")
         self.model = model
+        self.bfloat16 = precision == "bfloat16" or (precision == "auto" and native_bfloat16())
+        self._twin: keras.Model | None = None  # bfloat16 copy for the large buckets
+        self._twin_step = -1
         self.max_batch = _next_power_of_two(max_batch)
         self.buckets: tuple[int, ...] = tuple(1 << i for i in range(self.max_batch.bit_length()))
         self.plane_shape: tuple[int, ...] = tuple(int(d) for d in model.input_shape[1:])
@@ -163,6 +201,7 @@ class InferenceModel:
         self.trace_count = 0
         self._plain = tf.function(self._forward_python, jit_compile=False, reduce_retracing=False)
         self._xla = tf.function(self._forward_python, jit_compile=True, reduce_retracing=False)
+        self._bf16 = tf.function(self._forward_twin, jit_compile=False, reduce_retracing=False)
 
     def uses_xla(self, bucket: int) -> bool:
         """Whether the forward pass for ``bucket`` rows is compiled with XLA."""
@@ -170,10 +209,36 @@ class InferenceModel:
             return bucket <= XLA_MAX_BUCKET
         return self.jit_compile
 
+    def uses_bfloat16(self, bucket: int) -> bool:
+        """Whether ``bucket`` rows run on the bfloat16 copy (large buckets only: at batch 1
+        bfloat16 is no faster, and XLA in float32 wins)."""
+        return self.bfloat16 and not self.uses_xla(bucket)
+
     def _forward_python(self, planes: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         self.trace_count += 1  # runs only while tracing
         logits, values = self.model(planes, training=False)
         return tf.cast(logits, tf.float32), tf.cast(tf.reshape(values, [-1]), tf.float32)
+
+    def _forward_twin(self, planes: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        self.trace_count += 1
+        assert self._twin is not None
+        logits, values = self._twin(planes, training=False)
+        return tf.cast(logits, tf.float32), tf.cast(tf.reshape(values, [-1]), tf.float32)
+
+    def _fresh_twin(self) -> None:
+        """Build the bfloat16 copy once, and copy the weights again after training steps.
+
+        The optimizer's step counter says when the weights changed; a model without an
+        optimizer (loaded to play) never changes, so it is copied once.
+        """
+        optimizer = getattr(self.model, "optimizer", None)
+        step = int(optimizer.iterations.numpy()) if optimizer is not None else 0
+        if self._twin is None:
+            self._twin = _bfloat16_copy(self.model)
+        elif step == self._twin_step:
+            return
+        self._twin.set_weights(self.model.get_weights())
+        self._twin_step = step
 
     def bucket(self, rows: int) -> int:
         """The padded batch size used for ``rows`` (``rows <= max_batch``)."""
@@ -186,7 +251,11 @@ class InferenceModel:
             padded = np.zeros((size, *self.plane_shape), dtype=np.float32)
             padded[:rows] = chunk
             chunk = padded
-        forward = self._xla if self.uses_xla(size) else self._plain
+        if self.uses_bfloat16(size):
+            self._fresh_twin()
+            forward = self._bf16
+        else:
+            forward = self._xla if self.uses_xla(size) else self._plain
         logits, values = forward(tf.constant(chunk))
         return logits.numpy()[:rows], values.numpy()[:rows]
 

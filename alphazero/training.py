@@ -125,7 +125,11 @@ def train(
         return make(config.game.name, **config.game.params)
 
     trainer = Trainer(model, config.train)
-    inference = InferenceModel(model, max_batch=config.selfplay.parallel_games * 2)
+    inference = InferenceModel(
+        model,
+        max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
+        precision=config.search.inference_precision,
+    )
     stop_at = config.iterations
     if max_iterations is not None:
         stop_at = min(stop_at, state.iteration + max_iterations)

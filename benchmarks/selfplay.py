@@ -73,12 +73,18 @@ def main() -> None:
     parser.add_argument("--predict-simulations", type=int, default=100, help="leaves in (d)")
     parser.add_argument("--seconds", type=float, default=5.0, help="time for (a)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
+    parser.add_argument(
+        "--precision",
+        choices=["auto", "float32", "bfloat16"],
+        default="auto",
+        help="arithmetic of the large batches, as search.inference_precision (default auto)",
+    )
     args = parser.parse_args()
 
     game = make("connect4")
     config = NetworkConfig(filters=args.filters, blocks=args.blocks)
     model = build_network(game.plane_shape, game.num_actions, config)
-    inference = InferenceModel(model, max_batch=args.parallel_games)
+    inference = InferenceModel(model, max_batch=args.parallel_games, precision=args.precision)
     inference.warmup()
     planes = np.random.default_rng(0).integers(0, 2, (args.parallel_games, *game.plane_shape))
     planes = planes.astype(np.float32)
@@ -102,6 +108,9 @@ def main() -> None:
         f"{args.simulations} simulations per move, {args.parallel_games} games at once, "
         f"median of {args.rounds} interleaved rounds"
     )
+    large = "bfloat16" if inference.uses_bfloat16(args.parallel_games) else "float32"
+    small = "float32 + XLA" if inference.uses_xla(1) else "float32"
+    print(f"inference: batch {args.parallel_games} in {large}, batch 1 in {small}")
     print(f"(a) network alone, batch {args.parallel_games:<4}  {a:>9,.0f} positions/s")
     print(f"(b) batched self-play search       {b:>9,.0f} simulations/s")
     print(f"(c) sequential explore, 1 leaf/call {c:>8,.0f} simulations/s")

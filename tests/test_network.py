@@ -222,6 +222,29 @@ def test_inference_uses_the_live_weights() -> None:
     assert inference.trace_count == 1
 
 
+def test_bfloat16_inference_is_close_and_follows_training() -> None:
+    keras.utils.set_random_seed(10)
+    planes = random_positions("connect4", {}, 64, seed=10)
+    policies, values = random_targets(64, 7, seed=11)
+    model = build_network((6, 7, 3), 7, TINY)
+    trainer = Trainer(model, TrainConfig(learning_rate=0.05, batch_size=64))
+    bf16 = InferenceModel(model, max_batch=64, precision="bfloat16")
+    fp32 = InferenceModel(model, max_batch=64, precision="float32")
+    assert bf16.uses_bfloat16(64) and not bf16.uses_bfloat16(1)
+    before, _ = bf16(planes)
+    np.testing.assert_allclose(before, fp32(planes)[0], atol=0.1)
+    trainer.train_step(planes, policies, values)  # the bfloat16 copy must pick this up
+    after, after_values = bf16(planes)
+    assert not np.allclose(before, after, atol=1e-3)
+    np.testing.assert_allclose(after, fp32(planes)[0], atol=0.1)
+    np.testing.assert_allclose(after_values, fp32(planes)[1], atol=0.05)
+
+
+def test_inference_rejects_an_unknown_precision() -> None:
+    with pytest.raises(ValueError, match="precision"):
+        InferenceModel(build_network((3, 3, 3), 9, TINY), precision="float16")  # type: ignore[arg-type]
+
+
 # ----------------------------------------------------------------- saving and schedules
 # Keras' own saving code converts variables with np.array, which numpy 2 warns about.
 @pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
