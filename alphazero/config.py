@@ -103,6 +103,20 @@ class CheckpointConfig:
 
 
 @dataclass(frozen=True)
+class EvaluationConfig:
+    """Matches against a fixed ladder of players that do not learn, during training."""
+
+    every: int = field(default=5, metadata=_range(0, 1_000_000))
+    """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
+    opponents: list[str] = field(default_factory=lambda: ["uct:200", "uct:1000"])
+    """Player specs of the ladder, weakest first (see ``alphazero.players``)."""
+    games: int = field(default=20, metadata=_range(2, 100_000))
+    """Games against each opponent, sides alternating."""
+    simulations: int = field(default=100, metadata=_range(1, 1_000_000))
+    """The model's PUCT simulations per move in these games."""
+
+
+@dataclass(frozen=True)
 class Config:
     """A whole training run."""
 
@@ -113,6 +127,7 @@ class Config:
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     iterations: int = field(default=100, metadata=_range(1, 10_000_000))
     seed: int = field(default=0, metadata=_range(0, 2**32 - 1))
     run_name: str | None = None
@@ -136,6 +151,8 @@ def _type_name(tp: Any) -> str:
         return "null"
     if origin is dict:
         return "a mapping"
+    if origin is list:
+        return "a list"
     return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
         tp, getattr(tp, "__name__", str(tp))
     )
@@ -171,6 +188,11 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
         if not isinstance(value, dict):
             raise ConfigError(f"{key}: expected a mapping, got {value!r}")
         return dict(value)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        (item_type,) = typing.get_args(tp)
+        return [_convert(item, item_type, f"{key}[{i}]") for i, item in enumerate(value)]
     accepts = _SCALARS.get(tp)
     if accepts is not None and accepts(value):
         return float(value) if tp is float else value
@@ -214,6 +236,13 @@ def config_from_dict(data: dict[str, Any]) -> Config:
         make(config.game.name, **config.game.params)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game: {error}") from None
+    from .players import PlayerSpecError, check_spec
+
+    for i, spec in enumerate(config.evaluation.opponents):
+        try:
+            check_spec(spec)
+        except PlayerSpecError as error:
+            raise ConfigError(f"evaluation.opponents[{i}]: {error}") from None
     if config.selfplay.parallel_games > config.selfplay.games_per_iteration:
         config = dataclasses.replace(
             config,

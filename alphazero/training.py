@@ -40,7 +40,10 @@ class RunState:
     selfplay_seconds: float = 0.0
     train_seconds: float = 0.0
     cpu_seconds: float = 0.0
-    history: list[dict[str, Any]] = field(default_factory=list)
+    ladder: dict[str, float] | None = None
+    """Elo ratings of the evaluation opponents, measured once per run."""
+    best_elo: float | None = None
+    elo_history: list[tuple[int, float]] = field(default_factory=list)
 
     def to_metadata(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,9 @@ class RunState:
                 "train_seconds": self.train_seconds,
                 "cpu_seconds": self.cpu_seconds,
             },
+            "ladder": self.ladder,
+            "best_elo": self.best_elo,
+            "elo_history": [list(item) for item in self.elo_history],
         }
 
     @classmethod
@@ -66,6 +72,9 @@ class RunState:
             selfplay_seconds=float(timings.get("selfplay_seconds", 0.0)),
             train_seconds=float(timings.get("train_seconds", 0.0)),
             cpu_seconds=float(timings.get("cpu_seconds", 0.0)),
+            ladder=meta.get("ladder"),
+            best_elo=meta.get("best_elo"),
+            elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
         )
 
 
@@ -159,6 +168,8 @@ def train(
                 state.train_steps += config.train.steps_per_iteration
             train_seconds = time.perf_counter() - train_start
 
+            evaluation, is_best = _evaluate(model, config, new_game, state, iteration, progress)
+
             state.iteration = iteration
             state.games += stats.games
             state.positions += len(examples)
@@ -174,18 +185,24 @@ def train(
                 "train": train_metrics,
                 "train_seconds": train_seconds,
             }
+            if evaluation is not None:
+                record["evaluation"] = evaluation
             meta = {
                 **state.to_metadata(),
                 "game": {"name": config.game.name, "params": dict(config.game.params)},
                 "metrics": record,
                 "rng": rng.bit_generator.state,
-                "best_rule": "latest (no evaluation configured)",
+                "best_rule": (
+                    "highest Elo against the evaluation ladder"
+                    if config.evaluation.every
+                    else "latest (evaluation.every is 0)"
+                ),
             }
             keep = bool(config.checkpoint.keep_every) and (
                 iteration % config.checkpoint.keep_every == 0
             )
             with _deferred_interrupt():
-                run.save(iteration, model, buffer, meta, keep=keep, is_best=True)
+                run.save(iteration, model, buffer, meta, keep=keep, is_best=is_best)
                 append_metrics(run.path, record)
             _write_tensorboard(run.path, record)
             _log(progress, _summary_line(record))
@@ -198,6 +215,39 @@ def train(
     return state
 
 
+def _evaluate(
+    model: Any,
+    config: Config,
+    new_game: Any,
+    state: RunState,
+    iteration: int,
+    progress: bool,
+) -> tuple[dict[str, Any] | None, bool]:
+    """Evaluate when due; ``(evaluation record or None, whether this model is the best)``.
+
+    Evaluation draws its randomness from seeds of its own, so the training run's random
+    state (and hence ``--resume``) does not depend on it.
+    """
+    from .evaluation import calibrate_ladder, evaluate
+
+    every = config.evaluation.every
+    if not every:
+        return None, True
+    if iteration % every:
+        return None, False
+    seed = config.seed * 1_000_003 + iteration
+    if state.ladder is None:
+        _log(progress, f"rating the evaluation ladder: {', '.join(config.evaluation.opponents)}")
+        state.ladder = calibrate_ladder(config.evaluation, new_game, seed, progress)
+    result = evaluate(model, config.evaluation, new_game, state.ladder, seed, progress)
+    result["ladder"] = state.ladder
+    state.elo_history.append((iteration, result["elo"]))
+    is_best = state.best_elo is None or result["elo"] > state.best_elo
+    if is_best:
+        state.best_elo = result["elo"]
+    return result, is_best
+
+
 def _summary_line(record: dict[str, Any]) -> str:
     sp = record["selfplay"]
     tr = record["train"]
@@ -207,11 +257,17 @@ def _summary_line(record: dict[str, Any]) -> str:
         if tr
         else "no training yet (buffer filling)"
     )
+    evaluation = ""
+    if "evaluation" in record:
+        scores = ", ".join(
+            f"{spec} {r['score']:.0%}" for spec, r in record["evaluation"]["opponents"].items()
+        )
+        evaluation = f"; vs {scores}: Elo {record['evaluation']['elo']:+.0f}"
     return (
         f"iteration {record['iteration']}: {sp['games']} games "
         f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "
         f"draws {sp['draw_rate']:.0%}, {sp['mean_length']:.1f} moves), "
-        f"{sp['simulations_per_second']:.0f} sims/s; {losses}"
+        f"{sp['simulations_per_second']:.0f} sims/s; {losses}{evaluation}"
     )
 
 

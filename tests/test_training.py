@@ -28,6 +28,7 @@ TINY = {
     "replay": {"capacity": 500},
     "train": {"batch_size": 16, "steps_per_iteration": 4, "min_positions": 0},
     "checkpoint": {"keep_every": 2},
+    "evaluation": {"every": 0},
     "iterations": 3,
     "seed": 7,
 }
@@ -78,6 +79,23 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
     assert "policy_loss" in json.loads(lines[-1])["train"]
     assert any((run / "tensorboard").iterdir())
+
+
+def test_evaluation_rates_the_ladder_and_keeps_an_elo_history(tmp_path):
+    evaluation = {"every": 2, "opponents": ["random", "perfect"], "games": 4, "simulations": 8}
+    train(tiny_config(iterations=4, evaluation=evaluation), tmp_path / "run", progress=False)
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    ladder = meta["ladder"]
+    assert ladder["random"] == 0.0 and ladder["perfect"] > 100  # perfect beats random
+    assert [i for i, _ in meta["elo_history"]] == [2, 4]
+    assert meta["best_elo"] == max(elo for _, elo in meta["elo_history"])
+    best_iteration = max(meta["elo_history"], key=lambda item: item[1])[0]
+    assert meta["best"] == f"models/iter_{best_iteration:04d}.keras"
+    records = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    evaluated = [r for r in records if "evaluation" in r]
+    assert [r["iteration"] for r in evaluated] == [2, 4]
+    assert set(evaluated[0]["evaluation"]["opponents"]) == {"random", "perfect"}
+    assert evaluated[0]["evaluation"]["opponents"]["perfect"]["wins"] == 0  # nobody beats it
 
 
 def test_starting_over_an_existing_run_asks_for_resume(tmp_path):

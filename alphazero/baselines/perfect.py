@@ -8,7 +8,11 @@ import numpy as np
 
 from ..games.base import Game, value_to_parent
 
-_MAX_SOLVE_ACTIONS = 16
+
+def is_solvable(game: Game) -> bool:
+    """Whether memoised minimax solves ``game`` in moments: tic-tac-toe, and Dots and Boxes
+    up to 12 edges (2x2 boxes)."""
+    return game.name == "tictactoe" or (game.name == "dots_and_boxes" and game.num_actions <= 12)
 
 
 @functools.cache
@@ -43,7 +47,7 @@ class PerfectPlayer:
         self.rng = rng if rng is not None else np.random.default_rng()
 
     def __call__(self, game: Game) -> int:
-        if game.num_actions > _MAX_SOLVE_ACTIONS:
+        if not is_solvable(game):
             raise ValueError(f"{game.name} is too large to solve by minimax")
         moves = optimal_moves(game)
         return int(moves[self.rng.integers(len(moves))])

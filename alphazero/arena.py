@@ -1,0 +1,172 @@
+"""Matches between two players: results, confidence intervals and Elo differences.
+
+All games of a match are in flight at once. Each round, every game waiting for a player that
+can search in batches (a model) gets its move from one ``batch_moves`` call, so a model's
+games share one network call per search step; other players move game by game.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .games.base import Game
+from .players import BatchPlayer, Player
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class MatchResult:
+    """Results from the first-named player's (``player``'s) point of view."""
+
+    player: str
+    opponent: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    wins_first: int = 0
+    """Wins when ``player`` moved first."""
+    games_first: int = 0
+    moves: list[list[int]] = field(default_factory=list)
+    """The move list of every game, in order."""
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Points per game: 1 a win, 0.5 a draw."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    def score_interval(self) -> tuple[float, float]:
+        """95% confidence interval of the score (normal approximation on per-game points)."""
+        n = self.games
+        if n == 0:
+            return 0.0, 1.0
+        mean = self.score
+        second_moment = (self.wins + 0.25 * self.draws) / n
+        variance = max(second_moment - mean * mean, 0.0)
+        half = Z95 * math.sqrt(variance / n) if n > 1 else 1.0
+        return max(0.0, mean - half), min(1.0, mean + half)
+
+    @property
+    def elo(self) -> float:
+        """Elo difference implied by the score (+inf / -inf for a clean sweep)."""
+        return elo_difference(self.score)
+
+    def elo_interval(self) -> tuple[float, float]:
+        low, high = self.score_interval()
+        return elo_difference(low), elo_difference(high)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data.pop("moves")
+        low, high = self.score_interval()
+        elo_low, elo_high = self.elo_interval()
+        data.update(
+            games=self.games,
+            score=self.score,
+            score_low=low,
+            score_high=high,
+            elo=_finite(self.elo),
+            elo_low=_finite(elo_low),
+            elo_high=_finite(elo_high),
+        )
+        return data
+
+    def table(self) -> str:
+        low, high = self.score_interval()
+        elo_low, elo_high = self.elo_interval()
+        rows = [
+            ("player", self.player),
+            ("opponent", self.opponent),
+            ("games", str(self.games)),
+            ("wins / draws / losses", f"{self.wins} / {self.draws} / {self.losses}"),
+            ("wins moving first", f"{self.wins_first} of {self.games_first}"),
+            ("score", f"{self.score:.1%}  (95% CI {low:.1%} - {high:.1%})"),
+            ("Elo difference", f"{_fmt_elo(self.elo)}  (95% CI {_fmt_elo(elo_low)} - "
+                               f"{_fmt_elo(elo_high)})"),
+        ]  # fmt: skip
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def elo_difference(score: float) -> float:
+    """The Elo difference for an expected score: ``-400 log10(1 / score - 1)``."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _fmt_elo(x: float) -> str:
+    return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def play_match(
+    player: Player,
+    opponent: Player,
+    new_game: Callable[[], Game],
+    games: int,
+    progress: bool = True,
+) -> MatchResult:
+    """Play ``games`` games, ``player`` moving first in the even-numbered ones."""
+    result = MatchResult(player=player.name, opponent=opponent.name)
+    positions = [new_game() for _ in range(games)]
+    histories: list[list[int]] = [[] for _ in range(games)]
+    # seats[i][+1] is who moves first in game i
+    seats = [{1: player, -1: opponent} if i % 2 == 0 else {1: opponent, -1: player}
+             for i in range(games)]  # fmt: skip
+    bar = tqdm(total=games, desc=f"{player.name} vs {opponent.name}", unit="game",
+               disable=not progress, leave=False)  # fmt: skip
+    unfinished = set(range(games))
+    while unfinished:
+        for mover in (player, opponent):
+            waiting = sorted(i for i in unfinished if seats[i][positions[i].player] is mover)
+            if not waiting:
+                continue
+            if isinstance(mover, BatchPlayer):
+                actions = mover.batch_moves([positions[i] for i in waiting])
+            else:
+                actions = [mover(positions[i]) for i in waiting]
+            for i, action in zip(waiting, actions, strict=True):
+                positions[i] = positions[i].sim_move(action)
+                histories[i].append(action)
+                if positions[i].score is not None:
+                    unfinished.discard(i)
+                    _record(result, i, positions[i].score, seats[i][1] is player)
+                    bar.update(1)
+    bar.close()
+    result.moves = histories
+    return result
+
+
+def _record(result: MatchResult, index: int, score: int, player_first: bool) -> None:
+    points = score if player_first else -score  # +1: player won
+    if player_first:
+        result.games_first += 1
+    if points > 0:
+        result.wins += 1
+        result.wins_first += player_first
+    elif points < 0:
+        result.losses += 1
+    else:
+        result.draws += 1
+
+
+def save_results(results: list[MatchResult], path: str | Path) -> None:
+    """Write match results as JSON (with every game's moves)."""
+    data = [{**r.to_dict(), "moves": r.moves} for r in results]
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

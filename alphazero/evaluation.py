@@ -1,0 +1,92 @@
+"""Measuring a checkpoint against a fixed ladder of players that do not learn.
+
+The ladder (for example ``uct:200``, ``uct:1000``) gets Elo ratings once per run: the first
+opponent is 0 and each next one is rated from a match against the one before. A checkpoint's
+Elo is then the maximum-likelihood rating given its scores against every ladder opponent, so
+checkpoints of one run are comparable over time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .arena import MatchResult, elo_difference, play_match
+from .config import EvaluationConfig
+from .games.base import Game
+from .players import ModelPlayer, make_player
+
+ELO_BOUND = 3000.0
+"""Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""
+STEP_BOUND = 800.0
+"""One ladder step is at most this many Elo (a sweep between ladder players)."""
+
+
+def calibrate_ladder(
+    config: EvaluationConfig, new_game: Callable[[], Game], seed: int, progress: bool
+) -> dict[str, float]:
+    """Elo ratings of the ladder opponents, the first at 0."""
+    game = new_game()
+    ratings = {config.opponents[0]: 0.0}
+    for weaker, stronger in zip(config.opponents, config.opponents[1:], strict=False):
+        result = play_match(
+            make_player(stronger, game, seed=seed),
+            make_player(weaker, game, seed=seed + 1),
+            new_game,
+            config.games,
+            progress,
+        )
+        step = max(-STEP_BOUND, min(STEP_BOUND, elo_difference(result.score)))
+        ratings[stronger] = ratings[weaker] + step
+    return ratings
+
+
+def ladder_elo(results: dict[str, MatchResult], ladder: dict[str, float]) -> float:
+    """Maximum-likelihood Elo from scores against opponents of known rating.
+
+    Solves ``sum_j n_j / (1 + 10^((R_j - R) / 400)) = sum_j points_j`` by bisection (the
+    left side grows with ``R``); a sweep either way returns the bound.
+    """
+    points = sum(r.wins + 0.5 * r.draws for r in results.values())
+    games = sum(r.games for r in results.values())
+
+    def expected(rating: float) -> float:
+        return sum(
+            r.games / (1 + 10 ** ((ladder[spec] - rating) / 400)) for spec, r in results.items()
+        )
+
+    low, high = -ELO_BOUND, ELO_BOUND
+    if points <= 0:
+        return low
+    if points >= games:
+        return high
+    for _ in range(60):
+        middle = (low + high) / 2
+        if expected(middle) < points:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def evaluate(
+    model: Any,
+    config: EvaluationConfig,
+    new_game: Callable[[], Game],
+    ladder: dict[str, float],
+    seed: int,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play ``model`` against every ladder opponent; results and the model's Elo."""
+    game = new_game()
+    player = ModelPlayer("model", game, simulations=config.simulations, model=model, seed=seed)
+    results = {}
+    for offset, spec in enumerate(config.opponents):
+        opponent = make_player(spec, game, seed=seed + 1 + offset)
+        results[spec] = play_match(player, opponent, new_game, config.games, progress)
+    elo = ladder_elo(results, ladder)
+    return {
+        "elo": elo,
+        "opponents": {spec: r.to_dict() for spec, r in results.items()},
+        "score": sum(r.score for r in results.values()) / len(results),
+    }

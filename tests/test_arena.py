@@ -1,0 +1,104 @@
+"""Arena statistics on known results, player specs, and the perfect player."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from alphazero.arena import MatchResult, elo_difference, play_match
+from alphazero.baselines.perfect import PerfectPlayer, solve
+from alphazero.games import make
+from alphazero.players import PlayerSpecError, RandomPlayer, make_player
+
+
+def test_score_confidence_interval_and_elo_on_known_results():
+    result = MatchResult("a", "b", wins=60, draws=20, losses=20)
+    assert result.games == 100
+    assert result.score == pytest.approx(0.7)
+    # per-game points: 60 x 1, 20 x 0.5, 20 x 0 -> E[x^2] = 0.65, variance 0.65 - 0.49 = 0.16
+    half = 1.959963984540054 * math.sqrt(0.16 / 100)
+    low, high = result.score_interval()
+    assert low == pytest.approx(0.7 - half) and high == pytest.approx(0.7 + half)
+    assert result.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))
+    assert result.elo == pytest.approx(147.2, abs=0.1)
+
+
+def test_elo_difference_reference_points():
+    assert elo_difference(0.5) == 0.0
+    assert elo_difference(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_difference(1 / (1 + 10 ** (-400 / 400))) == pytest.approx(400)
+    assert elo_difference(1.0) == math.inf and elo_difference(0.0) == -math.inf
+
+
+def test_a_clean_sweep_has_an_open_elo_and_a_sane_interval():
+    result = MatchResult("a", "b", wins=10)
+    assert result.score == 1.0 and result.elo == math.inf
+    assert result.to_dict()["elo"] is None  # JSON has no infinity
+    assert result.score_interval() == (1.0, 1.0)
+
+
+class Scripted:
+    """Plays the first legal move: a deterministic player for exact results."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, game):
+        return game.available_moves[0]
+
+
+def test_match_alternates_sides_and_counts_from_the_first_players_view():
+    # Both play the first free point: the first mover completes the diagonal 0-4-8... no,
+    # X takes 0, 2, 4, 6 and wins on the anti-diagonal 2-4-6 every time, so the wins must
+    # split evenly between the seats.
+    result = play_match(Scripted("a"), Scripted("b"), lambda: make("tictactoe"), 6, False)
+    first_mover_wins = make("tictactoe").from_moves([0, 1, 2, 3, 4, 5, 6]).score == 1
+    assert first_mover_wins
+    assert result.games == 6 and result.games_first == 3
+    assert result.wins == 3 and result.losses == 3 and result.wins_first == 3
+    assert [len(m) for m in result.moves] == [7] * 6
+
+
+def test_perfect_player_never_loses_to_random():
+    perfect = PerfectPlayer(np.random.default_rng(0))
+    perfect.name = "perfect"
+    result = play_match(perfect, RandomPlayer(1), lambda: make("tictactoe"), 60, False)
+    assert result.losses == 0
+    assert result.wins > 40
+
+
+def test_perfect_player_against_itself_always_draws():
+    a, b = PerfectPlayer(np.random.default_rng(0)), PerfectPlayer(np.random.default_rng(1))
+    a.name, b.name = "a", "b"
+    result = play_match(a, b, lambda: make("tictactoe"), 10, False)
+    assert result.draws == 10
+    assert solve(make("tictactoe")) == 0
+
+
+@pytest.mark.parametrize(
+    "spec", ["", "uct", "uct:", "uct:abc", "uct:-3", "rave:0", "model:", "chess", "random:3"]
+)
+def test_bad_player_spec_is_one_line_listing_the_forms(spec):
+    with pytest.raises(PlayerSpecError) as error:
+        make_player(spec, make("connect4"))
+    message = str(error.value)
+    assert "\n" not in message
+    assert "uct:SIMS" in message or "budget" in message
+
+
+def test_player_specs_build_the_right_players():
+    game = make("tictactoe")
+    assert make_player("random", game).name == "random"
+    assert make_player("perfect", game)(game) in game.available_moves
+    with pytest.raises(PlayerSpecError, match="tic-tac-toe"):
+        make_player("perfect", make("connect4"))
+
+
+def test_model_spec_with_a_missing_file_is_a_one_line_error(tmp_path):
+    from alphazero.checkpoints import CheckpointError
+
+    with pytest.raises(CheckpointError) as error:
+        make_player(f"model:{tmp_path}/nothing.keras:50", make("connect4"))
+    assert "\n" not in str(error.value)
