@@ -2,9 +2,10 @@
 
 ``build_network`` makes one residual tower for any game from its plane shape and action count.
 The model maps planes ``[B, H, W, C]`` (float32, from the point of view of the player to move,
-as ``Game.encode`` gives them) to ``[policy_logits [B, num_actions], value [B, 1]]``: the
-logits are unmasked (the caller masks illegal moves) and the value is ``tanh``, in
-``[-1, 1]``, from the point of view of the player to move in the position it describes.
+as ``Game.encode`` gives them) to ``[policy_logits [B, num_actions], wdl_logits [B, 3]]``:
+the policy logits are unmasked (the caller masks illegal moves), and the win / draw / loss
+logits give the value ``P(win) - P(loss)`` in ``[-1, 1]``, from the point of view of the
+player to move in the position it describes.
 
 ``InferenceModel`` wraps a model for search: a ``tf.function`` compiled once per batch bucket
 (powers of two), reading the model's live variables, returning numpy arrays.
@@ -58,11 +59,15 @@ def build_network(
     Tower: 3x3 conv stem (``config.filters``) + BN + ReLU, then ``config.blocks`` residual
     blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv (2) BN ReLU,
     flatten, ``Dense(num_actions)`` -> logits, layer ``"policy"``. Value head: 1x1 conv (1) BN
-    ReLU, flatten, ``Dense(config.value_hidden, relu)``, ``Dense(1, tanh)``, layer ``"value"``.
-    Every conv and dense kernel carries an L2 penalty ``config.l2`` (in ``model.losses``).
+    ReLU, flatten, ``Dense(config.value_hidden, relu)``, ``Dense(3)`` -> win / draw / loss
+    logits, layer ``"value"``. Every conv and dense kernel carries an L2 penalty ``config.l2``
+    (in ``model.losses``).
 
     Inputs ``planes [B, H, W, C]`` float32 from the mover's point of view; outputs
-    ``[policy_logits [B, num_actions], value [B, 1]]``, the value in ``[-1, 1]`` for the mover.
+    ``[policy_logits [B, num_actions], wdl_logits [B, 3]]``, the win, draw and loss of the
+    mover. The scalar value the search uses is ``P(win) - P(loss)`` (``wdl_value``): a draw
+    is its own outcome rather than the middle of a tanh, which is what lets the terminal game
+    show a win / draw / loss estimate.
     """
     height, width, channels = (int(d) for d in plane_shape)
     if num_actions < 1:
@@ -97,9 +102,26 @@ def build_network(
     v = keras.layers.Dense(
         config.value_hidden, activation="relu", kernel_regularizer=reg, name="value_hidden"
     )(v)
-    value = keras.layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+    value = keras.layers.Dense(3, kernel_regularizer=reg, name="value")(v)
 
     return keras.Model(inputs=planes, outputs=[policy, value], name="alphazero_resnet")
+
+
+def wdl_value(wdl_logits: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """``(P(win) - P(loss) [B], probabilities [B, 3])`` from win/draw/loss logits ``[B, 3]``."""
+    probabilities = tf.nn.softmax(tf.cast(wdl_logits, tf.float32), axis=-1)
+    return probabilities[:, 0] - probabilities[:, 2], probabilities
+
+
+def wdl_targets(values: tf.Tensor) -> tf.Tensor:
+    """Win / draw / loss distributions ``[B, 3]`` whose expected score is ``values [B]``.
+
+    A result (+1, 0, -1) becomes one-hot; a value in between (a soft target) splits its
+    mass between the result it leans to and a draw.
+    """
+    values = tf.clip_by_value(tf.cast(values, tf.float32), -1.0, 1.0)
+    win, loss = tf.nn.relu(values), tf.nn.relu(-values)
+    return tf.stack([win, 1.0 - win - loss, loss], axis=-1)
 
 
 def load_model(path: str | os.PathLike) -> keras.Model:
@@ -216,14 +238,14 @@ class InferenceModel:
 
     def _forward_python(self, planes: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         self.trace_count += 1  # runs only while tracing
-        logits, values = self.model(planes, training=False)
-        return tf.cast(logits, tf.float32), tf.cast(tf.reshape(values, [-1]), tf.float32)
+        logits, wdl = self.model(planes, training=False)
+        return tf.cast(logits, tf.float32), tf.nn.softmax(tf.cast(wdl, tf.float32), axis=-1)
 
     def _forward_twin(self, planes: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         self.trace_count += 1
         assert self._twin is not None
-        logits, values = self._twin(planes, training=False)
-        return tf.cast(logits, tf.float32), tf.cast(tf.reshape(values, [-1]), tf.float32)
+        logits, wdl = self._twin(planes, training=False)
+        return tf.cast(logits, tf.float32), tf.nn.softmax(tf.cast(wdl, tf.float32), axis=-1)
 
     def _fresh_twin(self) -> None:
         """Build the bfloat16 copy once, and copy the weights again after training steps.
@@ -256,11 +278,19 @@ class InferenceModel:
             forward = self._bf16
         else:
             forward = self._xla if self.uses_xla(size) else self._plain
-        logits, values = forward(tf.constant(chunk))
-        return logits.numpy()[:rows], values.numpy()[:rows]
+        logits, wdl = forward(tf.constant(chunk))
+        return logits.numpy()[:rows], wdl.numpy()[:rows]
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Logits ``[B, A]`` and values ``[B]`` (float32 numpy) for planes ``[B, H, W, C]``."""
+        """Logits ``[B, A]`` and values ``[B]`` (float32 numpy) for planes ``[B, H, W, C]``.
+
+        The value is ``P(win) - P(loss)`` for the mover, in ``[-1, 1]``.
+        """
+        logits, wdl = self.evaluate(planes)
+        return logits, wdl[:, 0] - wdl[:, 2]
+
+    def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits ``[B, A]`` and win / draw / loss probabilities ``[B, 3]`` for the mover."""
         planes = np.asarray(planes, dtype=np.float32)
         if planes.ndim != 4 or tuple(planes.shape[1:]) != self.plane_shape:
             raise ValueError(
@@ -271,7 +301,7 @@ class InferenceModel:
         if rows == 0:
             return (
                 np.zeros((0, self.num_actions), dtype=np.float32),
-                np.zeros((0,), dtype=np.float32),
+                np.zeros((0, 3), dtype=np.float32),
             )
         if rows <= self.max_batch:
             return self._run(planes)

@@ -27,8 +27,9 @@ from keras import ops
 from tqdm import tqdm
 
 from .config import TrainConfig
+from .network import wdl_targets, wdl_value
 
-METRICS = ("policy_loss", "value_loss", "l2_loss", "total_loss", "policy_entropy")
+METRICS = ("policy_loss", "value_loss", "value_mse", "l2_loss", "total_loss", "policy_entropy")
 
 
 # ------------------------------------------------------------------------- schedules
@@ -102,7 +103,7 @@ def make_optimizer(config: TrainConfig) -> keras.optimizers.Optimizer:
 
 # --------------------------------------------------------------------------- trainer
 class Trainer:
-    """Gradient steps on ``policy CE + value MSE + L2`` for a ``build_network`` model.
+    """Gradient steps on ``policy CE + win/draw/loss CE + L2`` for a ``build_network`` model.
 
     If ``model`` is already compiled with an optimizer (as after ``keras.models.load_model``
     of a model saved by this project), that optimizer is reused, so its step count, schedule
@@ -156,13 +157,17 @@ class Trainer:
         variables = self.model.trainable_variables
         learning_rate = tf.cast(tf.convert_to_tensor(self.optimizer.learning_rate), tf.float32)
         with tf.GradientTape() as tape:
-            logits, value = self.model(planes, training=True)
+            logits, wdl_logits = self.model(planes, training=True)
             logits = tf.cast(logits, tf.float32)
-            value = tf.reshape(tf.cast(value, tf.float32), [-1])
+            wdl_logits = tf.cast(wdl_logits, tf.float32)
             policy_loss = tf.reduce_mean(
                 tf.nn.softmax_cross_entropy_with_logits(labels=policies, logits=logits)
             )
-            value_loss = tf.reduce_mean(tf.square(value - values))
+            value_loss = tf.reduce_mean(
+                tf.nn.softmax_cross_entropy_with_logits(
+                    labels=wdl_targets(values), logits=wdl_logits
+                )
+            )
             losses = self.model.losses
             l2_loss = tf.add_n([tf.cast(x, tf.float32) for x in losses]) if losses else 0.0
             l2_loss = tf.convert_to_tensor(l2_loss, tf.float32)
@@ -171,9 +176,11 @@ class Trainer:
         self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
         log_probs = tf.nn.log_softmax(logits)
         entropy = -tf.reduce_mean(tf.reduce_sum(tf.exp(log_probs) * log_probs, axis=-1))
+        value, _ = wdl_value(wdl_logits)
         return {
             "policy_loss": policy_loss,
             "value_loss": value_loss,
+            "value_mse": tf.reduce_mean(tf.square(value - values)),
             "l2_loss": l2_loss,
             "total_loss": total_loss,
             "policy_entropy": entropy,
@@ -188,7 +195,8 @@ class Trainer:
         ``planes [B, H, W, C]`` float32 (mover's point of view), ``policies [B, A]`` target
         visit distributions, ``values [B]`` game results in ``[-1, 1]`` for the mover.
         Returns ``policy_loss`` (mean softmax cross-entropy against ``policies``),
-        ``value_loss`` (mean squared error of the tanh value), ``l2_loss`` (sum of the
+        ``value_loss`` (cross-entropy of the win/draw/loss head against the result),
+        ``value_mse`` (squared error of ``P(win) - P(loss)``), ``l2_loss`` (sum of the
         kernels' L2 penalties), ``total_loss`` (their sum), ``policy_entropy`` (mean entropy
         of the network's policy) and ``learning_rate`` (the rate this step used). BatchNorm
         runs in training mode.

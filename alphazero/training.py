@@ -187,6 +187,8 @@ def train(
             }
             if evaluation is not None:
                 record["evaluation"] = evaluation
+            if _tracks_solved_positions(config):
+                record["connect4_positions"] = _solved_positions(inference)
             meta = {
                 **state.to_metadata(),
                 "game": {"name": config.game.name, "params": dict(config.game.params)},
@@ -248,6 +250,24 @@ def _evaluate(
     return result, is_best
 
 
+def _tracks_solved_positions(config: Config) -> bool:
+    """Standard Connect Four runs measure the raw policy on the solved positions each
+    iteration (one batched network call), so the correct-move share is seen to rise."""
+    game = make(config.game.name, **config.game.params)
+    return game.name == "connect4" and game.params == {"rows": 6, "cols": 7, "n_in_row": 4}
+
+
+def _solved_positions(inference: Any) -> dict[str, float]:
+    from .solved_positions import evaluate_chooser, policy_chooser
+
+    report = evaluate_chooser(policy_chooser(inference))
+    flat = {"policy_correct": report["all"]["correct"], "policy_exact": report["all"]["exact"]}
+    for stage, values in report.items():
+        if stage != "all":
+            flat[f"policy_correct_{stage}"] = values["correct"]
+    return flat
+
+
 def _summary_line(record: dict[str, Any]) -> str:
     sp = record["selfplay"]
     tr = record["train"]
@@ -263,6 +283,9 @@ def _summary_line(record: dict[str, Any]) -> str:
             f"{spec} {r['score']:.0%}" for spec, r in record["evaluation"]["opponents"].items()
         )
         evaluation = f"; vs {scores}: Elo {record['evaluation']['elo']:+.0f}"
+    if "connect4_positions" in record:
+        solved = record["connect4_positions"]["policy_correct"]
+        evaluation += f"; solved positions: policy {solved:.1%} correct"
     return (
         f"iteration {record['iteration']}: {sp['games']} games "
         f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "

@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+import alphazero.tf_setup  # noqa: F401  (TensorFlow without its start-up chatter)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.games import make
-from alphazero.network import InferenceModel, build_network, load_model
+from alphazero.network import InferenceModel, build_network, load_model, wdl_value
 from alphazero.trainer import StepDecay, Trainer, make_optimizer, make_schedule
 
 TINY = NetworkConfig(filters=8, blocks=1, value_hidden=8, l2=1e-4)
@@ -62,15 +62,17 @@ def test_output_shapes_for_every_game(name: str, params: dict) -> None:
     game = make(name, **params)
     model = build_network(game.plane_shape, game.num_actions, TINY)
     planes = random_positions(name, params, 5)
-    logits, value = model(planes, training=False)
+    logits, wdl = model(planes, training=False)
     assert tuple(logits.shape) == (5, game.num_actions)
-    assert tuple(value.shape) == (5, 1)
-    assert np.all(np.abs(np.asarray(value)) <= 1.0)
-    # tanh saturates on huge inputs but never leaves [-1, 1]
+    assert tuple(wdl.shape) == (5, 3)  # win, draw, loss logits for the mover
+    value, probabilities = (np.asarray(t) for t in wdl_value(wdl))
+    assert np.allclose(probabilities.sum(axis=1), 1.0)
+    assert np.all(np.abs(value) <= 1.0)
+    # the value stays in [-1, 1] even on huge inputs
     _, big = model(planes * 1e4, training=False)
-    assert np.all(np.abs(np.asarray(big)) <= 1.0)
+    assert np.all(np.abs(np.asarray(wdl_value(big)[0])) <= 1.0 + 1e-6)
     assert model.get_layer("policy").units == game.num_actions
-    assert model.get_layer("value").units == 1
+    assert model.get_layer("value").units == 3
 
 
 def test_architecture() -> None:
@@ -80,7 +82,7 @@ def test_architecture() -> None:
     assert len(convs) == 1 + 2 * 3 + 2
     assert all(not c.use_bias and c.kernel_regularizer is not None for c in convs)
     assert model.get_layer("value_hidden").units == 32
-    assert model.get_layer("value").activation is keras.activations.tanh
+    assert model.get_layer("value").activation is keras.activations.linear  # W/D/L logits
     assert len(model.losses) == len(convs) + 3  # every conv and dense kernel is penalised
     no_l2 = build_network((3, 3, 3), 9, NetworkConfig(filters=4, blocks=0, l2=0.0))
     assert no_l2.losses == []
@@ -98,11 +100,11 @@ def test_network_overfits_a_small_batch() -> None:
     floor = float(np.mean(entropy(policies)))  # the lowest cross-entropy possible
     assert first["policy_loss"] > floor + 0.3
     assert last["policy_loss"] < floor + 0.1
-    assert last["value_loss"] < 0.05
+    assert last["value_mse"] < 0.05
     assert abs(last["policy_entropy"] - floor) < 0.15
     # In inference mode too (BatchNorm's moving statistics followed the batch).
-    _, value = model(planes, training=False)
-    assert float(np.mean((np.asarray(value)[:, 0] - values) ** 2)) < 0.15
+    _, wdl = model(planes, training=False)
+    assert float(np.mean((np.asarray(wdl_value(wdl)[0]) - values) ** 2)) < 0.15
 
 
 def test_train_step_reports_the_losses() -> None:
@@ -112,7 +114,12 @@ def test_train_step_reports_the_losses() -> None:
     model = build_network((6, 7, 3), 7, TINY)
     trainer = Trainer(model, TrainConfig(batch_size=8))
     # Same trainable weights and the same batch statistics as the step will see.
-    logits, value = (np.asarray(t, dtype=np.float64) for t in model(planes, training=True))
+    logits, wdl = (np.asarray(t, dtype=np.float64) for t in model(planes, training=True))
+    log_wdl = wdl - wdl.max(axis=1, keepdims=True)
+    log_wdl -= np.log(np.exp(log_wdl).sum(axis=1, keepdims=True))
+    win, loss = np.maximum(values, 0), np.maximum(-values, 0)
+    targets = np.stack([win, 1 - win - loss, loss], axis=1)
+    value = np.exp(log_wdl[:, 0]) - np.exp(log_wdl[:, 2])
     log_p = logits - logits.max(axis=1, keepdims=True)
     log_p -= np.log(np.exp(log_p).sum(axis=1, keepdims=True))
     l2 = sum(
@@ -122,13 +129,15 @@ def test_train_step_reports_the_losses() -> None:
     assert set(metrics) == {
         "policy_loss",
         "value_loss",
+        "value_mse",
         "l2_loss",
         "total_loss",
         "policy_entropy",
         "learning_rate",
     }
     assert metrics["policy_loss"] == pytest.approx(-np.mean(np.sum(policies * log_p, 1)), rel=1e-4)
-    assert metrics["value_loss"] == pytest.approx(np.mean((value[:, 0] - values) ** 2), rel=1e-4)
+    assert metrics["value_loss"] == pytest.approx(-np.mean(np.sum(targets * log_wdl, 1)), rel=1e-4)
+    assert metrics["value_mse"] == pytest.approx(np.mean((value - values) ** 2), rel=1e-4)
     assert metrics["l2_loss"] == pytest.approx(l2, rel=1e-4)
     assert metrics["policy_entropy"] == pytest.approx(np.mean(entropy(np.exp(log_p))), rel=1e-4)
     assert metrics["total_loss"] == pytest.approx(
@@ -179,7 +188,8 @@ def test_inference_matches_the_model_with_padding_and_chunks() -> None:
         assert logits.dtype == np.float32 and values.dtype == np.float32
         assert logits.shape == (rows, 7) and values.shape == (rows,)
         np.testing.assert_allclose(logits, expected_logits, rtol=1e-4, atol=1e-4)
-        np.testing.assert_allclose(values, np.asarray(expected_values)[:, 0], rtol=1e-4, atol=1e-4)
+        expected_values = np.asarray(wdl_value(expected_values)[0])
+        np.testing.assert_allclose(values, expected_values, rtol=1e-4, atol=1e-4)
     logits, values = inference(planes[:0])
     assert logits.shape == (0, 7) and values.shape == (0,)
     with pytest.raises(ValueError, match="shape"):
@@ -218,7 +228,8 @@ def test_inference_uses_the_live_weights() -> None:
     assert not np.allclose(before_values, after_values)
     expected_logits, expected_values = model(planes, training=False)
     np.testing.assert_allclose(after_logits, expected_logits, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(after_values, expected_values[:, 0], rtol=1e-4, atol=1e-4)
+    expected_values = np.asarray(wdl_value(expected_values)[0])
+    np.testing.assert_allclose(after_values, expected_values, rtol=1e-4, atol=1e-4)
     assert inference.trace_count == 1
 
 

@@ -1,0 +1,126 @@
+"""Connect Four positions solved by a perfect solver: how often does a player move right?
+
+``data/connect4_positions.tsv`` holds 1,002 positions (6x7, from semi-random games) with the
+exact value of every move: ``moves<TAB>score<TAB>s1 ... s7``, moves as 1-based columns from
+the empty board, values for the side to move (0 draw, > 0 win, < 0 loss; faster wins score
+higher), ``x`` for a full column. Two measures, by stage of the game:
+
+* correct move: over positions not already lost (``score >= 0``), the share where the chosen
+  move keeps the result (a win stays a win, a draw a draw). A random player gets 43.6%.
+* exact: over all positions, the share where the chosen move has the best value (fastest
+  win, slowest loss). A random player gets 31.0%.
+
+The positions are for measuring only; nothing trains on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from .games import Connect4, make
+
+STAGES: tuple[tuple[str, int, int], ...] = (("4-12", 4, 12), ("13-20", 13, 20), ("21-30", 21, 30))
+
+
+@dataclass(frozen=True)
+class SolvedPosition:
+    moves: tuple[int, ...]
+    """Actions (0-based columns) from the empty board."""
+    score: int
+    """Exact value for the side to move."""
+    move_scores: tuple[int | None, ...]
+    """Exact value after each column, None where the column is full."""
+
+    @property
+    def game(self) -> Connect4:
+        game = make("connect4")
+        for action in self.moves:
+            game = game.sim_move(action)
+        return game  # type: ignore[return-value]
+
+    @property
+    def stage(self) -> str:
+        played = len(self.moves)
+        return next(name for name, low, high in STAGES if low <= played <= high)
+
+    def is_correct(self, action: int) -> bool:
+        """Whether ``action`` keeps a won position won and a drawn one drawn."""
+        value = self.move_scores[action]
+        return value is not None and np.sign(value) == np.sign(self.score)
+
+    def is_exact(self, action: int) -> bool:
+        return self.move_scores[action] == self.score
+
+
+def load_positions() -> list[SolvedPosition]:
+    text = resources.files("alphazero").joinpath("data/connect4_positions.tsv").read_text()
+    positions = []
+    for line in text.splitlines():
+        moves, score, scores = line.split("\t")
+        positions.append(
+            SolvedPosition(
+                moves=tuple(int(c) - 1 for c in moves),
+                score=int(score),
+                move_scores=tuple(None if s == "x" else int(s) for s in scores.split()),
+            )
+        )
+    return positions
+
+
+def measure(
+    positions: Sequence[SolvedPosition], actions: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    """``{stage or "all": {"correct": share, "exact": share, "positions": n}}``."""
+    report: dict[str, dict[str, float]] = {}
+    for name, members in [("all", list(range(len(positions))))] + [
+        (stage, [i for i, p in enumerate(positions) if p.stage == stage]) for stage, _, _ in STAGES
+    ]:
+        scorable = [i for i in members if positions[i].score >= 0]
+        report[name] = {
+            "correct": float(np.mean([positions[i].is_correct(actions[i]) for i in scorable])),
+            "exact": float(np.mean([positions[i].is_exact(actions[i]) for i in members])),
+            "positions": len(members),
+        }
+    return report
+
+
+Chooser = Callable[[list[Connect4]], list[int]]
+
+
+def policy_chooser(policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Chooser:
+    """The network's top legal move, no search: one batched call for every position."""
+    from .search import process_policies
+
+    def choose(games: list[Connect4]) -> list[int]:
+        probs, _ = process_policies(policy, games)
+        return [int(np.argmax(row)) for row in probs]
+
+    return choose
+
+
+def search_chooser(
+    policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    simulations: int,
+    c_puct: float = 1.5,
+) -> Chooser:
+    """The most visited move after ``simulations`` of PUCT, all positions searched at once."""
+    from .search import Node, run_simulations
+
+    def choose(games: list[Connect4]) -> list[int]:
+        roots = [Node(game) for game in games]
+        run_simulations(roots, policy, simulations, c_puct)
+        rng = np.random.default_rng(0)
+        return [root.next(0.0, rng).action for root in roots]
+
+    return choose
+
+
+def evaluate_chooser(
+    choose: Chooser, positions: Sequence[SolvedPosition] | None = None
+) -> dict[str, dict[str, float]]:
+    positions = load_positions() if positions is None else positions
+    return measure(positions, choose([p.game for p in positions]))

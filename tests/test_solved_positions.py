@@ -1,0 +1,52 @@
+"""The solved Connect Four positions and the two measures of a player on them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from alphazero.solved_positions import load_positions, measure
+
+
+def test_positions_load_and_agree_with_the_engine():
+    positions = load_positions()
+    assert len(positions) == 1002
+    assert [sum(p.stage == s for p in positions) for s in ("4-12", "13-20", "21-30")] == [
+        192,
+        360,
+        450,
+    ]
+    for p in positions:
+        legal = {a for a, v in enumerate(p.move_scores) if v is not None}
+        assert set(p.game.available_moves) == legal
+        assert p.score == max(v for v in p.move_scores if v is not None)
+
+
+def test_perfect_choices_score_full_marks_and_blunders_score_none():
+    positions = load_positions()
+    best = [p.move_scores.index(p.score) for p in positions]
+    report = measure(positions, best)
+    assert report["all"]["correct"] == 1.0 and report["all"]["exact"] == 1.0
+
+    def worst(p):
+        legal = [(v, a) for a, v in enumerate(p.move_scores) if v is not None]
+        return min(legal)[1]
+
+    blunders = measure(positions, [worst(p) for p in positions])
+    # The worst move of a won or drawn position keeps its result only if every move does.
+    keeps = [p for p in positions if p.score >= 0 and all(
+        np.sign(v) == np.sign(p.score) for v in p.move_scores if v is not None)]  # fmt: skip
+    scorable = [p for p in positions if p.score >= 0]
+    assert blunders["all"]["correct"] == len(keeps) / len(scorable)
+
+
+def test_a_random_player_lands_near_the_documented_figures():
+    positions = load_positions()
+    rng = np.random.default_rng(0)
+    shares = []
+    for _ in range(20):
+        actions = [
+            int(rng.choice([a for a, v in enumerate(p.move_scores) if v is not None]))
+            for p in positions
+        ]
+        shares.append(measure(positions, actions)["all"]["correct"])
+    assert 0.40 < np.mean(shares) < 0.47  # 43.1% in expectation
