@@ -114,6 +114,8 @@ class EvaluationConfig:
     """Games against each opponent, sides alternating."""
     simulations: int = field(default=100, metadata=_range(1, 1_000_000))
     """The model's PUCT simulations per move in these games."""
+    rollout_knowledge: bool = False
+    """Give the UCT / RAVE opponents rollout knowledge (Gomoku, Dots and Boxes)."""
 
 
 @dataclass(frozen=True)

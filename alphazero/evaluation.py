@@ -30,8 +30,8 @@ def calibrate_ladder(
     ratings = {config.opponents[0]: 0.0}
     for weaker, stronger in zip(config.opponents, config.opponents[1:], strict=False):
         result = play_match(
-            make_player(stronger, game, seed=seed),
-            make_player(weaker, game, seed=seed + 1),
+            make_player(stronger, game, seed=seed, knowledge=config.rollout_knowledge),
+            make_player(weaker, game, seed=seed + 1, knowledge=config.rollout_knowledge),
             new_game,
             config.games,
             progress,
@@ -82,7 +82,9 @@ def evaluate(
     player = ModelPlayer("model", game, simulations=config.simulations, model=model, seed=seed)
     results = {}
     for offset, spec in enumerate(config.opponents):
-        opponent = make_player(spec, game, seed=seed + 1 + offset)
+        opponent = make_player(
+            spec, game, seed=seed + 1 + offset, knowledge=config.rollout_knowledge
+        )
         results[spec] = play_match(player, opponent, new_game, config.games, progress)
     elo = ladder_elo(results, ladder)
     return {

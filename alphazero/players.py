@@ -7,18 +7,25 @@ Players are made from short text specs, the same on the command line and in conf
     perfect          memoised minimax (tic-tac-toe)
     uct:1000         plain UCT with random rollouts, 1000 simulations per move
     uct:2s           the same with 2 seconds per move
+    uct:1000:knowledge  with rollout knowledge (Gomoku: near stones; Dots and Boxes: take
+                     boxes, avoid third sides)
     rave:1000        UCT-RAVE
     model:PATH       a trained network with PUCT search (a .keras file or a run folder)
     model:PATH:400   the same with 400 simulations per move
 
 A player that can search many games at once also has ``batch_moves(games) -> actions``; the
-arena uses it so a model's games share one network call per step.
+arena uses it so a model's games share one network call per step. A model can also say what it
+thought: ``ModelPlayer.think(game) -> Thought`` (its move, the most visited moves with their
+share of the visits and values, the network's win / draw / loss estimate and the search value),
+which the terminal game shows after each of its moves and for ``hint``.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -27,8 +34,8 @@ import numpy as np
 from .games.base import Game, GameError
 
 SPEC_FORMS = (
-    "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs, "
-    "model:PATH, model:PATH:SIMS"
+    "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
+    "(add :knowledge for rollout knowledge), model:PATH, model:PATH:SIMS"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
 
@@ -62,7 +69,15 @@ class RandomPlayer:
 
 
 class HumanPlayer:
-    """Reads moves typed at the terminal until one is legal."""
+    """A person at the terminal: reads moves typed on standard input until one is legal.
+
+    This is the bare loop for code that calls players one move at a time; ``play.py`` runs the
+    full terminal game (``alphazero.terminal``), with commands, hints and undo, instead.
+    End of input raises ``SystemExit`` with a short message, never a traceback.
+    """
+
+    MAX_LINE = 200
+    """Longer lines are refused without being parsed."""
 
     def __init__(self, prompt: str = "your move: ") -> None:
         self.name = "human"
@@ -74,6 +89,14 @@ class HumanPlayer:
                 text = input(self.prompt)
             except EOFError:
                 raise SystemExit("\nend of input: game abandoned") from None
+            except UnicodeDecodeError:
+                print("that line is not text: type a move", file=sys.stdout)
+                continue
+            if not text.strip():
+                continue
+            if len(text) > self.MAX_LINE:
+                print(f"that line is too long ({len(text)} characters): type a move")
+                continue
             try:
                 action = game.parse_move(text)
                 game.sim_move(action)  # raises with a reason if illegal
@@ -81,6 +104,41 @@ class HumanPlayer:
                 print(error)
                 continue
             return action
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One root move of a search: how much the search looked at it and what it found."""
+
+    action: int
+    move: str
+    """The move in the game's notation."""
+    visits: int
+    share: float
+    """Fraction of the root's visits that went to this move."""
+    value: float
+    """Mean value of the move in [-1, 1] for the player to move at the root."""
+
+
+@dataclass(frozen=True)
+class Thought:
+    """What a model thought of a position before choosing ``action`` there.
+
+    Everything is from the point of view of the player to move in that position.
+    """
+
+    action: int
+    top: tuple[MoveStat, ...]
+    """The most visited moves, most visited first."""
+    wdl: tuple[float, float, float] | None
+    """The network's win / draw / loss probabilities at the root (None for a network without
+    a win / draw / loss head)."""
+    value: float
+    """The search value of the position in [-1, 1]: visit-weighted, or the proven result."""
+    proven: float | None
+    """The game-theoretic value when the search proved it (+1 win, 0 draw, -1 loss)."""
+    simulations: int
+    """Visits of the root's moves."""
 
 
 class ModelPlayer:
@@ -95,6 +153,7 @@ class ModelPlayer:
         max_batch: int = 256,
         seed: int = 0,
         model=None,
+        top: int = 3,
     ) -> None:
         from .checkpoints import load_model
         from .network import InferenceModel
@@ -102,20 +161,61 @@ class ModelPlayer:
         self.path = str(path)
         self.simulations = simulations
         self.c_puct = c_puct
+        self.top = top
         self.name = f"model:{Path(path).name}:{simulations}"
         model = model if model is not None else load_model(path, game, compile=False)
         self.inference = InferenceModel(model, max_batch=max_batch, precision="auto")
         self.rng = np.random.default_rng(seed)
 
-    def batch_moves(self, games: Sequence[Game]) -> list[int]:
+    def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
+        """Search every position of ``games`` at once; a ``Thought`` for each.
+
+        One batched search (one network call per simulation step for all the games), then,
+        with ``wdl``, one more network call for the win / draw / loss estimates of the roots.
+        """
         from .search import Node, run_simulations
 
         roots = [Node(game) for game in games]
         run_simulations(roots, self.inference, self.simulations, self.c_puct)
-        return [root.next(0.0, self.rng).action for root in roots]
+        estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
+        thoughts = []
+        for game, root, estimate in zip(games, roots, estimates, strict=True):
+            children = sorted(root.children.values(), key=lambda c: (-c.N, -c.V))
+            total = sum(c.N for c in children) or 1
+            top = tuple(
+                MoveStat(action, game.format_move(action), c.N, c.N / total, c.V)
+                for c in children[: self.top]
+                if c.N > 0 and (action := c.action) is not None
+            )
+            visits = sum(c.N for c in children)
+            # Children's V are already for the player to move at the root.
+            value = root.solved
+            if value is None:
+                value = sum(c.V * c.N for c in children) / visits if visits else 0.0
+            action = root.next(0.0, self.rng).action
+            thoughts.append(Thought(action, top, estimate, value, root.solved, visits))
+        return thoughts
+
+    def _root_wdl(self, games: Sequence[Game]) -> list[tuple[float, float, float] | None]:
+        """The network's win / draw / loss for each position's player to move."""
+        evaluate = getattr(self.inference, "evaluate", None)
+        if evaluate is None:
+            return [None] * len(games)
+        _, wdl = evaluate(np.stack([game.encode() for game in games]))
+        wdl = np.asarray(wdl, dtype=np.float64)
+        if wdl.ndim != 2 or wdl.shape[1] != 3:
+            return [None] * len(games)
+        return [(float(row[0]), float(row[1]), float(row[2])) for row in wdl]
+
+    def think(self, game: Game) -> Thought:
+        """Search ``game`` and say what was found, the move to play included."""
+        return self.batch_think([game])[0]
+
+    def batch_moves(self, games: Sequence[Game]) -> list[int]:
+        return [thought.action for thought in self.batch_think(games, wdl=False)]
 
     def __call__(self, game: Game) -> int:
-        return self.batch_moves([game])[0]
+        return self.batch_think([game], wdl=False)[0].action
 
 
 def _budget(text: str, spec: str) -> dict[str, float | int]:
@@ -140,14 +240,23 @@ def check_spec(spec: str) -> None:
     if kind in ("human", "random", "perfect") and not rest:
         return
     if kind in ("uct", "rave") and rest:
-        _budget(rest, spec)
+        _budget(_strip_knowledge(rest)[0], spec)
         return
     if kind == "model" and rest:
         return
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
 
 
-def make_player(spec: str, game: Game, seed: int | None = None) -> Player:
+def _strip_knowledge(rest: str) -> tuple[str, bool]:
+    """``1000:knowledge`` -> (``1000``, True)."""
+    budget, _, flag = rest.partition(":")
+    if flag and flag.lower() != "knowledge":
+        raise PlayerSpecError(f"unknown option {flag!r}; the forms are: {SPEC_FORMS}")
+    return budget, bool(flag)
+
+
+def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool = False) -> Player:
+    """``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does)."""
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't."""
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -167,14 +276,17 @@ def make_player(spec: str, game: Game, seed: int | None = None) -> Player:
         player.name = "perfect"  # type: ignore[attr-defined]
         return player  # type: ignore[return-value]
     if kind in ("uct", "rave") and rest:
-        budget = _budget(rest, spec)
+        budget_text, with_knowledge = _strip_knowledge(rest)
+        budget = _budget(budget_text, spec)
+        options = {"seed": seed, "knowledge": knowledge or with_knowledge}
         if kind == "uct":
-            from .baselines.uct import UCTPlayer
-
-            return UCTPlayer(**budget, seed=seed)  # type: ignore[arg-type]
-        from .baselines.rave import RAVEPlayer
-
-        return RAVEPlayer(**budget, seed=seed)  # type: ignore[arg-type]
+            from .baselines.uct import UCTPlayer as Baseline
+        else:
+            from .baselines.rave import RAVEPlayer as Baseline  # type: ignore[assignment]
+        player = Baseline(**budget, **options)  # type: ignore[arg-type]
+        if options["knowledge"]:
+            player.name += ":knowledge"
+        return player
     if kind == "model" and rest:
         path, simulations = rest, DEFAULT_MODEL_SIMULATIONS
         if m := re.fullmatch(r"(.+):([0-9]+)", rest):

@@ -102,3 +102,16 @@ def test_model_spec_with_a_missing_file_is_a_one_line_error(tmp_path):
     with pytest.raises(CheckpointError) as error:
         make_player(f"model:{tmp_path}/nothing.keras:50", make("connect4"))
     assert "\n" not in str(error.value)
+
+
+def test_rollout_knowledge_is_switched_by_spec_or_flag():
+    game = make("dots_and_boxes", rows=2, cols=2)
+    plain = make_player("uct:50", game)
+    assert plain.name == "uct:50" and not plain.knowledge
+    for player in (
+        make_player("uct:50:knowledge", game),
+        make_player("rave:50", game, knowledge=True),
+    ):
+        assert player.knowledge and player.name.endswith(":knowledge")
+    with pytest.raises(PlayerSpecError, match="unknown option"):
+        make_player("uct:50:fast", game)
