@@ -73,6 +73,13 @@ class SelfPlayConfig:
     """Resign when the root value for the mover falls below this (None: never)."""
     resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))
     """Share of would-resign games played to the end to measure false resignations."""
+    workers: int = field(default=1, metadata=_range(1, 4096))
+    """Self-play processes (each searching many games at once) feeding one learner."""
+    backend: Literal["local", "ray"] = "local"
+    """``local``: this machine; ``ray``: the workers are Ray actors on a cluster."""
+    ray_address: str | None = None
+    """Cluster to join with ``backend: ray`` (default: the ``RAY_ADDRESS`` variable, else
+    a local Ray instance)."""
 
 
 @dataclass(frozen=True)

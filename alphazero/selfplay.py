@@ -31,6 +31,12 @@ class Examples:
         return len(self.values)
 
 
+_COUNTERS = (
+    "games", "moves", "first_wins", "second_wins", "draws", "resigned", "playthroughs",
+    "false_resignations", "network_calls", "simulations",
+)  # fmt: skip
+
+
 @dataclass
 class SelfPlayStats:
     games: int = 0
@@ -48,6 +54,13 @@ class SelfPlayStats:
     simulations: int = 0
     seconds: float = 0.0
     lengths: list[int] = field(default_factory=list)
+
+    def add(self, other: SelfPlayStats) -> None:
+        """Fold in the statistics of games played side by side (by another worker)."""
+        for name in _COUNTERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.lengths.extend(other.lengths)
+        self.seconds = max(self.seconds, other.seconds)
 
     def summary(self) -> dict[str, float]:
         games = max(self.games, 1)

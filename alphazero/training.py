@@ -26,7 +26,7 @@ from .checkpoints import CheckpointError, RunDir, append_metrics
 from .config import Config
 from .games import make
 from .replay_buffer import ReplayBuffer
-from .selfplay import play_games
+from .workers import make_backend
 
 
 @dataclass
@@ -139,6 +139,7 @@ def train(
         max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
         precision=config.search.inference_precision,
     )
+    backend = make_backend(config, model, inference, progress)
     stop_at = config.iterations
     if max_iterations is not None:
         stop_at = min(stop_at, state.iteration + max_iterations)
@@ -148,15 +149,7 @@ def train(
             cpu_start = time.process_time()
             iteration = state.iteration + 1
 
-            examples, stats = play_games(
-                new_game,
-                inference,
-                config.selfplay.games_per_iteration,
-                config.search,
-                config.selfplay,
-                rng,
-                progress,
-            )
+            examples, stats = backend.play(config.selfplay.games_per_iteration, rng)
             buffer.add(examples.planes, examples.policies, examples.values)
 
             train_metrics: dict[str, float] = {}
@@ -214,6 +207,8 @@ def train(
             f"continue with: python train.py --resume --run-dir {run.path}",
             file=sys.stderr,
         )
+    finally:
+        backend.close()
     return state
 
 

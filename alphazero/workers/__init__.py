@@ -1,0 +1,89 @@
+"""Where self-play runs: in this process, in worker processes, or on a Ray cluster.
+
+The training loop sees one interface, ``SelfPlayBackend``: ``play(num_games, rng)`` returns
+the examples and statistics of that many finished games, played with the model's weights as
+they are at the call (so workers are refreshed after every training iteration). Backends
+are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..config import Config
+from ..games import Game, make
+from ..selfplay import Examples, SelfPlayStats, play_games
+
+
+class SelfPlayBackend(Protocol):
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        """Play ``num_games`` games with the current weights; ``rng`` drives every choice."""
+        ...
+
+    def close(self) -> None:
+        """Release workers (idempotent)."""
+        ...
+
+
+class LocalBackend:
+    """Self-play in this process, through the training loop's own inference model."""
+
+    def __init__(self, config: Config, inference, progress: bool) -> None:
+        self.config = config
+        self.inference = inference
+        self.progress = progress
+
+    def new_game(self) -> Game:
+        return make(self.config.game.name, **self.config.game.params)
+
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        return play_games(
+            self.new_game,
+            self.inference,
+            num_games,
+            self.config.search,
+            self.config.selfplay,
+            rng,
+            self.progress,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def make_backend(config: Config, model, inference, progress: bool) -> SelfPlayBackend:
+    """The backend the config asks for; ``model`` is the learner's (its weights are sent)."""
+    backend = config.selfplay.backend
+    if backend == "ray":
+        from .ray_backend import RayBackend
+
+        return RayBackend(config, model, progress)
+    if config.selfplay.workers > 1:
+        from .processes import ProcessBackend
+
+        return ProcessBackend(config, model, progress)
+    return LocalBackend(config, inference, progress)
+
+
+def split_games(num_games: int, workers: int) -> list[int]:
+    """Games per worker, as even as possible, first workers taking the remainder."""
+    base, extra = divmod(num_games, workers)
+    return [base + (i < extra) for i in range(workers) if base + (i < extra) > 0]
+
+
+def merge(results: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, SelfPlayStats]:
+    """One batch of examples and one set of statistics from several workers' results."""
+    examples = Examples(
+        planes=np.concatenate([e.planes for e, _ in results]),
+        policies=np.concatenate([e.policies for e, _ in results]),
+        values=np.concatenate([e.values for e, _ in results]),
+    )
+    stats = SelfPlayStats()
+    for _, worker_stats in results:
+        stats.add(worker_stats)
+    return examples, stats
+
+
+__all__ = ["LocalBackend", "SelfPlayBackend", "make_backend", "merge", "split_games"]
