@@ -147,7 +147,7 @@ class ReplayBuffer:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                np.savez(
+                np.savez_compressed(
                     handle,
                     format=np.int64(FORMAT_VERSION),
                     capacity=np.int64(self.capacity),
