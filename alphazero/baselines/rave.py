@@ -33,7 +33,7 @@ import time
 
 from ..games.base import Game
 from .rollouts import Moves, candidate_moves, has_knowledge, recording_rollout_function
-from .uct import _budget_name
+from .uct import UCTPlayer
 
 DEFAULT_C = 0.5
 """The exploration constant: smaller than UCT's sqrt(2), as the AMAF statistics do much of the
@@ -244,8 +244,10 @@ class RAVESearch:
         return {ch.action: ch.N for ch in self.root.children}  # type: ignore[misc]
 
 
-class RAVEPlayer:
+class RAVEPlayer(UCTPlayer):
     """Plays the move UCT-RAVE chooses, from a fresh tree each move."""
+
+    kind = "rave"
 
     def __init__(
         self,
@@ -256,23 +258,8 @@ class RAVEPlayer:
         knowledge: bool = False,
         seed: int | None = None,
     ) -> None:
-        if simulations is None and seconds is None:
-            raise ValueError("give simulations or seconds per move")
-        self.simulations = simulations
-        self.seconds = seconds
-        self.c = c
+        super().__init__(simulations, seconds, c=c, knowledge=knowledge, seed=seed)
         self.k = k
-        self.knowledge = knowledge
-        self.rng = random.Random(seed)
-        self.name = _budget_name("rave", simulations, seconds)
-        self.last_search: RAVESearch | None = None
 
-    def __call__(self, game: Game) -> int:
-        moves = game.available_moves
-        if not moves:
-            raise ValueError("the game is over: there is no move to play")
-        if len(moves) == 1:
-            return moves[0]
-        search = RAVESearch(game, c=self.c, k=self.k, rng=self.rng, knowledge=self.knowledge)
-        self.last_search = search
-        return search.best_action(self.simulations, self.seconds)
+    def make_search(self, game: Game) -> RAVESearch:  # type: ignore[override]
+        return RAVESearch(game, c=self.c, k=self.k, rng=self.rng, knowledge=self.knowledge)

@@ -198,8 +198,10 @@ class UCTPlayer:
     """Plays the move plain UCT chooses, from a fresh tree each move.
 
     ``simulations`` per move, or ``seconds`` per move (``simulations=None``); with both, the
-    first budget reached ends the search.
+    first budget reached ends the search. ``RAVEPlayer`` is this player with another search.
     """
+
+    kind = "uct"
 
     def __init__(
         self,
@@ -216,8 +218,11 @@ class UCTPlayer:
         self.c = c
         self.knowledge = knowledge
         self.rng = random.Random(seed)
-        self.name = _budget_name("uct", simulations, seconds)
+        self.name = _budget_name(self.kind, simulations, seconds)
         self.last_search: MonteCarloTreeSearch | None = None
+
+    def make_search(self, game: Game) -> MonteCarloTreeSearch:
+        return MonteCarloTreeSearch(game, c=self.c, rng=self.rng, knowledge=self.knowledge)
 
     def __call__(self, game: Game) -> int:
         moves = game.available_moves
@@ -225,6 +230,6 @@ class UCTPlayer:
             raise ValueError("the game is over: there is no move to play")
         if len(moves) == 1:
             return moves[0]
-        search = MonteCarloTreeSearch(game, c=self.c, rng=self.rng, knowledge=self.knowledge)
+        search = self.make_search(game)
         self.last_search = search
         return search.best_action(self.simulations, self.seconds)

@@ -206,6 +206,15 @@ class Game(ABC):
         )
 
 
+def check_param(game: str, key: str, value: object, low: int, high: int) -> int:
+    """``value`` if it is an integer in ``low..high``; else a ``ValueError`` naming ``key``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{game}: {key} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{game}: {key} must be in {low}..{high}, got {value}")
+    return value
+
+
 def value_to_parent(value: float, child: Game, parent: Game) -> float:
     """Convert a value from ``child``'s mover's point of view to ``parent``'s mover's.
 

@@ -15,7 +15,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
-from .base import Game, MoveParseError
+from .base import Game, MoveParseError, check_param
 from .lines import LineBoard
 
 
@@ -51,15 +51,9 @@ class Connect4(Game):
     marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
 
     def __init__(self, rows: int = 6, cols: int = 7, n_in_row: int = 4) -> None:
-        for key, value in (("rows", rows), ("cols", cols), ("n_in_row", n_in_row)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{self.name}: {key} must be an integer, got {value!r}")
-        if not 2 <= rows <= 20 or not 2 <= cols <= 20:
-            raise ValueError(f"{self.name}: rows and cols must be in 2..20, got {rows}x{cols}")
-        if not 2 <= n_in_row <= max(rows, cols):
-            raise ValueError(
-                f"{self.name}: n_in_row must be in 2..{max(rows, cols)}, got {n_in_row}"
-            )
+        check_param(self.name, "rows", rows, 2, 20)
+        check_param(self.name, "cols", cols, 2, 20)
+        check_param(self.name, "n_in_row", n_in_row, 2, max(rows, cols))
         self._rules = _rules(rows, cols, n_in_row)
         self._first = 0  # stones of the first player (+1)
         self._mask = 0  # every stone

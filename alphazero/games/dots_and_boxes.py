@@ -25,6 +25,7 @@ from .base import (
     Game,
     MoveParseError,
     apply_symmetries,
+    check_param,
     grid_policy_permutations,
 )
 
@@ -89,11 +90,8 @@ class DotsAndBoxes(Game):
     marks: ClassVar[dict[int, str]] = {1: "X", -1: "O"}
 
     def __init__(self, rows: int = 3, cols: int = 3) -> None:
-        for key, value in (("rows", rows), ("cols", cols)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{self.name}: {key} must be an integer, got {value!r}")
-            if not 1 <= value <= 10:
-                raise ValueError(f"{self.name}: {key} must be in 1..10 boxes, got {value}")
+        check_param(self.name, "rows", rows, 1, 10)
+        check_param(self.name, "cols", cols, 1, 10)
         self._rules = _rules(rows, cols)
         self._edges = 0
         self._boxes_first = 0

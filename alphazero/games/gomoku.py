@@ -19,6 +19,7 @@ from .base import (
     Game,
     MoveParseError,
     apply_symmetries,
+    check_param,
     grid_policy_permutations,
 )
 from .lines import LineBoard
@@ -53,13 +54,8 @@ class Gomoku(Game):
     marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
 
     def __init__(self, size: int = 15, n_in_row: int = 5) -> None:
-        for key, value in (("size", size), ("n_in_row", n_in_row)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{self.name}: {key} must be an integer, got {value!r}")
-        if not 3 <= size <= _MAX_SIZE:
-            raise ValueError(f"{self.name}: size must be in 3..{_MAX_SIZE}, got {size}")
-        if not 3 <= n_in_row <= size:
-            raise ValueError(f"{self.name}: n_in_row must be in 3..size ({size}), got {n_in_row}")
+        check_param(self.name, "size", size, 3, _MAX_SIZE)
+        check_param(self.name, "n_in_row", n_in_row, 3, size)
         self._rules = _rules(size, n_in_row)
         self._first = 0  # stones of the first player (+1)
         self._second = 0

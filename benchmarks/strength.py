@@ -1,0 +1,109 @@
+"""The strength table of the shipped models, measured the same way for every game.
+
+Each model in ``checkpoints/pretrained/<game>/`` plays ``--games`` games (sides alternating)
+against ``uct:200``, ``uct:1000`` and ``uct:5000``, and against the perfect player where the
+game is small enough to solve. The table (score with its 95% confidence interval, and
+wins / draws / losses) is printed, written to ``docs/strength.md`` and, with
+``--readme``, into README.md between its strength markers. Run:
+
+    python benchmarks/strength.py --readme
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from alphazero.arena import MatchResult, play_match
+from alphazero.baselines.perfect import is_solvable
+from alphazero.games import make
+from alphazero.players import ModelPlayer, make_player
+
+ROOT = Path(__file__).resolve().parents[1]
+PRETRAINED = ROOT / "checkpoints" / "pretrained"
+SIMULATIONS = {"tictactoe": 100, "connect4": 800}
+"""PUCT simulations per move for each game's model; others use --sims."""
+START, END = "<!-- strength:start -->", "<!-- strength:end -->"
+
+
+def cell(result: MatchResult) -> str:
+    low, high = result.score_interval()
+    return (
+        f"{result.score:.0%} ({low:.0%}-{high:.0%})<br>{result.wins}/{result.draws}/{result.losses}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games per opponent (>= 100)")
+    parser.add_argument(
+        "--opponents", default="uct:200,uct:1000,uct:5000", help="comma-separated player specs"
+    )
+    parser.add_argument("--only", default=None, help="measure only this model folder name")
+    parser.add_argument("--sims", type=int, default=400, help="model simulations per move")
+    parser.add_argument("--readme", action="store_true", help="also update README.md's table")
+    args = parser.parse_args()
+
+    folders = sorted(p for p in PRETRAINED.iterdir() if (p / "config.yaml").exists())
+    if args.only:
+        folders = [p for p in folders if p.name == args.only]
+    if not folders:
+        print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
+        return 2
+
+    rows = []
+    for folder in folders:
+        game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
+        name, params = game_config["name"], game_config.get("params") or {}
+        start = make(name, **params)
+        sims = SIMULATIONS.get(folder.name, args.sims)
+        model = ModelPlayer(folder, start, simulations=sims)
+        opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
+        cells = []
+        for seed, spec in enumerate(opponents):
+            began = time.perf_counter()
+            opponent = make_player(spec, start, seed=seed)
+            result = play_match(model, opponent, lambda n=name, p=params: make(n, **p),
+                                args.games)  # fmt: skip
+            print(f"{folder.name} ({sims} sims) vs {spec}: {result.wins}/{result.draws}/"
+                  f"{result.losses}, score {result.score:.1%} "
+                  f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
+            cells.append((spec, cell(result)))
+        rows.append((f"{folder.name} ({sims} sims)", cells))
+
+    specs = list(dict.fromkeys(spec for _, cells in rows for spec, _ in cells))
+    lines = [
+        "| model | " + " | ".join(f"vs `{s}`" for s in specs) + " |",
+        "| --- |" + " ---: |" * len(specs),
+    ]
+    for label, cells in rows:
+        by_spec = dict(cells)
+        lines.append(f"| {label} | " + " | ".join(by_spec.get(s, "-") for s in specs) + " |")
+    table = "\n".join(lines)
+    note = (
+        f"Score (95% CI) and wins/draws/losses over {args.games} games per opponent, sides "
+        f"alternating; `python benchmarks/strength.py --readme` regenerates it."
+    )
+    print("\n" + table)
+    (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"
+                                               f"{table}\n")  # fmt: skip
+    if args.readme:
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        block = f"{START}\n{note}\n\n{table}\n{END}"
+        text, count = re.subn(re.escape(START) + ".*?" + re.escape(END), block, text,
+                              flags=re.S)  # fmt: skip
+        if count != 1:
+            print("error: README.md has no strength markers", file=sys.stderr)
+            return 2
+        readme.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
