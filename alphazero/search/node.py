@@ -121,7 +121,8 @@ class Node:
         n = sum(c.N for c in visited)
         if n == 0:
             return 0.0
-        return sum(_to_mover(c.V, c) * c.N for c in visited) / n
+        # A child's V is already for the player who chose it: this node's player to move.
+        return sum(c.V * c.N for c in visited) / n
 
     def __repr__(self) -> str:
         move = "root" if self.action is None else self.game.format_move(self.action)
@@ -149,11 +150,6 @@ def _to_chooser(value: float, node: Node) -> float:
     mother = node.mother
     assert mother is not None
     return value if node.game.player == mother.game.player else -value
-
-
-def _to_mover(value: float, node: Node) -> float:
-    """The value for the player who chose ``node`` -> ``node``'s mover's value."""
-    return _to_chooser(value, node)  # the same flip, in the other direction
 
 
 def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
