@@ -156,7 +156,6 @@ class ModelPlayer:
         top: int = 3,
     ) -> None:
         from .checkpoints import load_model
-        from .network import InferenceModel
 
         self.path = str(path)
         self.simulations = simulations
@@ -164,6 +163,8 @@ class ModelPlayer:
         self.top = top
         self.name = f"model:{Path(path).name}:{simulations}"
         model = model if model is not None else load_model(path, game, compile=False)
+        from .network import InferenceModel  # TensorFlow: only once there is a model
+
         self.inference = InferenceModel(model, max_batch=max_batch, precision="auto")
         self.rng = np.random.default_rng(seed)
 

@@ -1,0 +1,539 @@
+"""The terminal game (``play.py``, ``alphazero.terminal``): whole games driven through standard
+input for every game, bad input of every kind, a real (tiny) model's thoughts and hints,
+colours, records, and one session inside tmux as a person would play it.
+
+Every subprocess runs in a fresh temporary folder, so no model in ``checkpoints/`` is found
+unless a test puts one there.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphazero.games import make
+from alphazero.players import ModelPlayer, MoveStat, Thought
+from alphazero.terminal import (
+    GameRecord,
+    HintModel,
+    LineReader,
+    Session,
+    Style,
+    format_thought,
+    how_to_train,
+    parse_game,
+    use_color,
+)
+
+PLAY = Path(__file__).resolve().parents[1] / "play.py"
+TICTACTOE_POINTS = [f"{c}{r}" for c in "abc" for r in "123"]
+LONG_LINE = b"x" * 10_000
+NOT_UTF8 = b"\xff\xfe\xc3( b2 \x80"
+
+
+def play(args: list[str], stdin: bytes | str, cwd: Path, timeout: float = 120) -> tuple[str, str]:
+    """Run ``play.py args`` with ``stdin``; assert a clean exit 0; ``(stdout, stderr)``."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    done = subprocess.run(
+        [sys.executable, str(PLAY), *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
+    out = done.stdout.decode("utf-8", "replace")
+    err = done.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in err, err
+    assert done.returncode == 0, (out[-2000:], err[-2000:])
+    assert "\x1b[" not in out  # piped: plain text
+    return out, err
+
+
+def lines(*items: str | bytes) -> bytes:
+    """Input lines as bytes, each ended by a newline."""
+    return b"".join((i.encode() if isinstance(i, str) else i) + b"\n" for i in items)
+
+
+def assert_finished(out: str) -> None:
+    """The game ended with a result line and the move list."""
+    assert re.search(r"^result: (draw|[XO] \(.+\) wins)", out, re.M), out[-1500:]
+    assert re.search(r"^moves: [XO] \S+(, [XO] \S+)*$", out, re.M), out[-1500:]
+
+
+# ----------------------------------------------------------------- whole games, bad input
+def test_tictactoe_whole_game_with_bad_input_of_every_kind(tmp_path):
+    stdin = lines(
+        "b2",
+        "b2",  # occupied
+        "",
+        "   ",
+        "0,0",
+        "9,9",
+        "d4",  # off the board
+        "hello",
+        LONG_LINE,
+        NOT_UTF8,
+        "help",
+        "hint",
+        "moves",
+        "board",
+        "undo",  # takes back b2 and the reply
+        "undo",  # nothing left to take back
+        *TICTACTOE_POINTS,  # every point: each is played or already taken
+    )
+    record = tmp_path / "game.jsonl"
+    out, _ = play(
+        ["--game", "tictactoe", "--p2", "random", "--seed", "3", "--save", str(record)],
+        stdin,
+        tmp_path,
+    )
+    for expected in (
+        "Tic-tac-toe: X (you) against O (random)",
+        "b2 is already taken",
+        "type a move, or help",
+        "'0,0' is off the board",
+        "'9,9' is off the board",
+        "'d4' is off the board",
+        "'hello' is not a point",
+        "too long to be a move (10000 characters)",
+        "'\ufffd\ufffd\ufffd( b2 \ufffd' is not a point",  # undecodable bytes, replaced
+        "Commands: help",
+        "no model is loaded, so no hint",
+        "took back 2 moves: X b2, O ",
+        "nothing to undo",
+    ):
+        assert expected in out, expected
+    assert "    a  b  c" in out and re.search(r"\([XO]\)", out)  # coordinates, last move
+    assert_finished(out)
+    saved = json.loads(record.read_text())
+    assert saved["format"] == 1 and saved["game"] == "tictactoe" and saved["params"] == {}
+    assert saved["players"] == {"X": "human", "O": "random"}
+    assert saved["result"] in ("X wins", "O wins", "draw")
+    assert len(saved["moves"]) == len(saved["actions"]) >= 5
+    final = make("tictactoe").from_moves(saved["moves"])
+    assert final.score == saved["score"]
+    assert f"moves: X {saved['moves'][0]}" in out
+
+
+def test_connect4_full_columns_and_numbers_out_of_range(tmp_path):
+    # Three rows: nobody can have four in a column, so column 1 fills before the game ends.
+    columns = [str(c) for c in range(1, 8) for _ in range(4)]
+    stdin = lines("0", "8", "99", "-1", "4.5", "1 2", "four", *columns)
+    out, _ = play(["--game", "connect4:rows=3", "--p2", "random", "--seed", "1"], stdin, tmp_path)
+    for expected in (
+        "there is no column 0",
+        "there is no column 8",
+        "there is no column 99",
+        "'-1' is not a column",
+        "'four' is not a column",
+        "column 1 is full",
+    ):
+        assert expected in out, expected
+    assert " 1  2  3  4  5  6  7" in out
+    assert_finished(out)
+
+
+def test_connect4_standard_board_the_opponent_first(tmp_path):
+    columns = [str(c) for _ in range(2) for c in range(1, 8) for _ in range(7)]
+    out, _ = play(["--p2", "uct:30", "--first", "ai", "--seed", "2"], lines(*columns), tmp_path)
+    assert "Connect Four: X (uct:30) against O (you)" in out
+    assert out.index("uct:30 (X) plays") < out.index("your move (O)")
+    assert_finished(out)
+
+
+def test_gomoku_small_board(tmp_path):
+    points = [f"{c}{r}" for c in "abcdef" for r in range(1, 7)]
+    stdin = lines("c3", "c3", "a7", "g1", "3,3", "7,1", "c", *points)
+    out, _ = play(
+        ["--game", "gomoku:size=6,n_in_row=4", "--p2", "random", "--seed", "4"], stdin, tmp_path
+    )
+    assert "Gomoku 6x6, 4 in a row" in out
+    assert "c3 is already taken" in out
+    assert "'a7' is off the board" in out and "'g1' is off the board" in out
+    assert "'7,1' is off the board" in out and "'c' is not a point" in out
+    assert_finished(out)
+
+
+def test_dots_and_boxes_small_board(tmp_path):
+    edges = ["a1-b1", "b1-c1", "a2-b2", "b2-c2", "a3-b3", "b3-c3"]
+    edges += ["a1-a2", "b1-b2", "c1-c2", "a2-a3", "b2-b3", "c2-c3"]
+    stdin = lines("a1-b1", "a1-b1", "a1-c1", "z9-z8", "b2", "help", *edges)
+    out, _ = play(
+        ["--game", "dots_and_boxes:rows=2,cols=2", "--p2", "random", "--seed", "5"],
+        stdin,
+        tmp_path,
+    )
+    assert "edge a1-b1 is already drawn" in out
+    assert "an edge joins two neighbouring dots" in out
+    assert "z9 is not a dot" in out and "'b2' is not an edge" in out
+    assert "a1-b1 is the top edge of the top-left box" in out  # help explains the notation
+    assert_finished(out)
+    assert re.search(r"^boxes: X \d, O \d$", out, re.M)
+
+
+def test_a_person_against_a_baseline_spec(tmp_path):
+    out, _ = play(
+        ["--game", "ttt", "--p1", "human", "--p2", "uct:50", "--seed", "0"],
+        lines(*TICTACTOE_POINTS),
+        tmp_path,
+    )
+    assert "X (you) against O (uct:50)" in out
+    assert_finished(out)
+
+
+def test_end_of_input_and_quit_leave_politely(tmp_path):
+    record = tmp_path / "left.jsonl"
+    out, _ = play(
+        ["--game", "tictactoe", "--p2", "random", "--seed", "1", "--save", str(record)],
+        lines("b2"),
+        tmp_path,
+    )
+    assert out.rstrip().endswith("bye") and "result:" not in out
+    saved = json.loads(record.read_text())
+    assert saved["result"] == "abandoned" and saved["moves"][0] == "b2" and saved["score"] is None
+    out, _ = play(["--game", "c4", "--p2", "random"], lines("4", "quit", "4"), tmp_path)
+    assert out.rstrip().endswith("bye") and "result:" not in out
+
+
+def test_no_model_says_how_to_train_one(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(PLAY)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    message = done.stderr.strip()
+    assert "\n" not in message and "Traceback" not in message
+    assert "`python train.py`" in message
+    assert "`python play.py --model checkpoints/connect4`" in message
+    assert "checkpoints/pretrained/connect4" in message
+    assert "configs/gomoku.yaml" in how_to_train("gomoku", {"size": 8, "n_in_row": 5}, "gomoku8")
+
+
+def test_help_and_bad_options(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(PLAY), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    for option in ("--game", "--model", "--sims", "--first", "--p1", "--p2", "--games", "--json"):
+        assert option in done.stdout
+    for words in ("--save", "--quiet", "--seed", "--color", "JSON Lines", "hint", "undo"):
+        assert words in done.stdout
+    for args, reason in (
+        (["--game", "chess"], "unknown game"),
+        (["--game", "gomoku:size=x"], "key=number"),
+        (["--p2", "uct:abc"], "budget"),
+        (["--p2", "random", "--sims", "0"], "--sims"),
+        (["--model", "missing.keras"], "no such model"),
+    ):
+        done = subprocess.run(
+            [sys.executable, str(PLAY), *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+        assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_match_between_two_specs(tmp_path):
+    args = ["--game", "tictactoe", "--p1", "random", "--p2", "uct:20", "--games", "4"]
+    args += ["--quiet", "--seed", "1", "--json", "m.json", "--save", "games.jsonl"]
+    out, _ = play(args, b"", tmp_path)
+    assert "wins / draws / losses" in out and "Elo difference" in out
+    records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and json.loads((tmp_path / "m.json").read_text())[0]["games"] == 4
+    assert records[0]["players"] == {"X": "random", "O": "uct:20"}
+    assert records[1]["players"] == {"X": "uct:20", "O": "random"}
+
+
+def test_two_games_alternate_sides_and_two_people_can_share_the_keyboard(tmp_path):
+    out, _ = play(
+        ["--game", "tictactoe", "--p2", "random", "--games", "2", "--seed", "6"],
+        lines(*TICTACTOE_POINTS, *TICTACTOE_POINTS),
+        tmp_path,
+    )
+    assert "--- game 2 of 2 ---" in out and "X (random) against O (you)" in out
+    assert len(re.findall(r"^result: ", out, re.M)) == 2 and "score after 2 games: you " in out
+    out, _ = play(
+        ["--game", "tictactoe", "--p1", "human", "--p2", "human"],
+        lines(*TICTACTOE_POINTS),
+        tmp_path,
+    )
+    assert "player 1 to move (X): " in out and "player 2 to move (O): " in out
+    assert_finished(out)
+
+
+def test_ctrl_c_at_the_prompt_says_bye(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, str(PLAY), "--game", "tictactoe", "--p2", "random"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    try:
+        assert process.stdout is not None
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"your move (X): " not in seen and time.monotonic() < deadline:
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            seen += chunk
+        assert b"your move (X): " in seen
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0 and b"Traceback" not in err
+    assert (seen + rest).rstrip().endswith(b"bye")
+
+
+# ------------------------------------------------------------------------ a real model
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny untrained tic-tac-toe network saved as a ``.keras`` file."""
+    from alphazero.config import NetworkConfig
+    from alphazero.network import build_network
+
+    game = make("tictactoe")
+    model = build_network(
+        game.plane_shape, game.num_actions, NetworkConfig(filters=8, blocks=1, value_hidden=8)
+    )
+    path = tmp_path_factory.mktemp("model") / "tiny.keras"
+    model.save(path)
+    return path
+
+
+THOUGHT = re.compile(r"^  its search: [a-c][1-3] \d+% \([+-]\d\.\d\d\)", re.M)
+OUTLOOK = re.compile(
+    r"^  its outlook: win \d+%, draw \d+%, loss \d+% \(network\); search value", re.M
+)
+
+
+def test_a_model_shows_what_it_thought_and_gives_hints(tmp_path, tiny_model):
+    stdin = lines("b2", "hint", "undo", *TICTACTOE_POINTS)
+    out, _ = play(
+        ["--game", "tictactoe", "--model", str(tiny_model), "--sims", "16"], stdin, tmp_path
+    )
+    assert "against O (model:tiny.keras:16)" in out
+    assert THOUGHT.search(out) and OUTLOOK.search(out)
+    assert re.search(r"\[share of 1[56] visits \(value\)\]", out)
+    assert re.search(r"^  hint: [a-c][1-3] \d+%", out, re.M)
+    assert re.search(r"^  your outlook: win \d+%, draw \d+%, loss \d+%", out, re.M)
+    assert "took back 2 moves: X b2, O " in out
+    assert_finished(out)
+
+
+def test_quiet_hides_the_thoughts_and_the_shipped_model_is_the_default(tmp_path, tiny_model):
+    shipped = tmp_path / "checkpoints" / "pretrained" / "tictactoe"
+    shipped.mkdir(parents=True)
+    shutil.copy(tiny_model, shipped / "best.keras")
+    stdin = lines("b2", "hint", *TICTACTOE_POINTS)
+    out, _ = play(["--game", "tictactoe", "--sims", "16", "--quiet"], stdin, tmp_path)
+    assert "against O (model:tictactoe:16)" in out
+    assert not THOUGHT.search(out) and "its outlook" not in out
+    assert re.search(r"^  hint: ", out, re.M)  # asked for, so shown
+    assert_finished(out)
+
+
+# ----------------------------------------------------------------------- in-process units
+class Scripted:
+    """Plays the moves it is given, in order (notation)."""
+
+    def __init__(self, moves: list[str]) -> None:
+        self.name = "script"
+        self.moves = list(moves)
+
+    def __call__(self, game) -> int:
+        return game.parse_move(self.moves.pop(0))
+
+
+def run_session(name: str, params: dict, typed: list[str], script: list[str]) -> str:
+    from alphazero.players import HumanPlayer
+
+    out = io.StringIO()
+    human = HumanPlayer()
+    session = Session(
+        lambda: make(name, **params),
+        reader=LineReader(out, io.StringIO("".join(t + "\n" for t in typed)), echo=True),
+        out=out,
+        style=Style(False),
+        hint=HintModel(),
+        names={id(human): "you"},
+    )
+    assert session.play(human, Scripted(script)) == 0
+    return out.getvalue()
+
+
+def test_undo_in_dots_and_boxes_goes_back_to_the_persons_previous_turn():
+    # 1x2 boxes. Undo after the person's own extra turn takes back one move; after the
+    # opponent's extra turn it takes back the person's move and both of the opponent's.
+    typed = ["a1-b1", "a1-a2", "b1-b2", "undo", "undo", "undo", "undo", "undo"]
+    out = run_session(
+        "dots_and_boxes",
+        {"rows": 1, "cols": 2},
+        typed,
+        ["a2-b2", "c1-c2", "b2-c2"],
+    )
+    assert "took back 1 move: X b1-b2" in out  # the person's box and extra turn
+    assert "took back 2 moves: X a1-a2, O c1-c2" in out
+    assert "took back 2 moves: X a1-b1, O a2-b2" in out
+    assert "nothing to undo" in out and out.rstrip().endswith("bye")
+
+    typed = ["a1-b1", "a1-a2", "undo"]
+    out = run_session("dots_and_boxes", {"rows": 1, "cols": 2}, typed, ["a2-b2", "b1-b2", "c1-c2"])
+    assert "script (O) plays b1-b2\nscript (O) plays c1-c2" in out  # the opponent's box
+    assert "took back 3 moves: X a1-a2, O b1-b2, O c1-c2" in out
+
+
+def test_colour_only_on_a_terminal_without_no_color():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert not use_color(io.StringIO(), "auto", {})
+    assert use_color(Terminal(), "auto", {})
+    assert not use_color(Terminal(), "auto", {"NO_COLOR": "1"})
+    assert use_color(Terminal(), "auto", {"NO_COLOR": ""})  # set but empty: no effect
+    assert not use_color(Terminal(), "auto", {"TERM": "dumb"})
+    assert use_color(io.StringIO(), "always", {}) and not use_color(Terminal(), "never", {})
+
+    board = make("tictactoe").from_moves(["b2", "a1"]).render()
+    assert Style(False).board(board) == board
+    coloured = Style(True).board(board)
+    assert "\x1b[31mX\x1b[0m" in coloured  # X red
+    assert "(\x1b[33;1;4mO\x1b[0m)" in coloured  # the last move bold and underlined
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == board
+
+
+def test_game_names_sizes_and_aliases():
+    assert parse_game("gomoku:size=8,n_in_row=5") == ("gomoku", {"size": 8, "n_in_row": 5})
+    assert parse_game("gomoku8") == ("gomoku", {"size": 8, "n_in_row": 5})
+    assert parse_game("gomoku6") == ("gomoku", {"size": 6, "n_in_row": 4})
+    assert parse_game("Connect4") == ("connect4", {})
+    assert parse_game("ttt") == ("tictactoe", {})
+    for bad in ("chess", "gomoku:size=2", "gomoku:size", "connect4:depth=3"):
+        with pytest.raises(ValueError):
+            parse_game(bad)
+
+
+def test_thought_lines_and_records():
+    thought = Thought(
+        action=3,
+        top=(MoveStat(3, "4", 62, 0.62, 0.31), MoveStat(2, "3", 20, 0.2, -0.05)),
+        wdl=(0.5, 0.2, 0.3),
+        value=0.25,
+        proven=None,
+        simulations=100,
+    )
+    first, second = format_thought(thought, "its search", "its outlook")
+    assert first == "  its search: 4 62% (+0.31), 3 20% (-0.05)   [share of 100 visits (value)]"
+    assert second == "  its outlook: win 50%, draw 20%, loss 30% (network); search value +0.25"
+
+    start = make("tictactoe")
+    final = start.from_moves(["a1", "b1", "a2", "b2", "a3"])
+    record = GameRecord.of(start, {1: "human", -1: "random"}, [6, 7, 3, 4, 0], final)
+    assert record.to_dict() == {
+        "format": 1,
+        "game": "tictactoe",
+        "params": {},
+        "players": {"X": "human", "O": "random"},
+        "moves": ["a1", "b1", "a2", "b2", "a3"],
+        "actions": [6, 7, 3, 4, 0],
+        "result": "X wins",
+        "score": 1,
+        "winner": "human",
+    }
+
+
+class FakeNet:
+    """Uniform priors; every position worth +0.5 to its player to move (W/D/L 60/30/10)."""
+
+    def __call__(self, planes):
+        return np.zeros((len(planes), 7)), np.full(len(planes), 0.5)
+
+    def evaluate(self, planes):
+        return np.zeros((len(planes), 7)), np.tile([0.6, 0.3, 0.1], (len(planes), 1))
+
+
+def fake_model_player(simulations: int) -> ModelPlayer:
+    player = ModelPlayer.__new__(ModelPlayer)  # no Keras model: the search runs on FakeNet
+    player.inference, player.simulations, player.c_puct = FakeNet(), simulations, 1.5
+    player.top, player.rng, player.name = 3, np.random.default_rng(0), "fake"
+    return player
+
+
+def test_a_models_thought_is_from_the_point_of_view_of_the_player_to_move():
+    player = fake_model_player(8)  # the root, then each of the 7 replies once
+    thought = player.think(make("connect4"))
+    # Every reply is worth +0.5 to the opponent, so -0.5 to the player to move.
+    assert thought.value == pytest.approx(-0.5)
+    assert [m.value for m in thought.top] == pytest.approx([-0.5] * 3)
+    assert thought.wdl == pytest.approx((0.6, 0.3, 0.1)) and thought.proven is None
+    assert thought.simulations == 7 and [m.visits for m in thought.top] == [1, 1, 1]
+    assert [m.share for m in thought.top] == pytest.approx([1 / 7] * 3)
+    assert thought.action in make("connect4").available_moves
+    # A win in one is proven and played; batch_moves (the arena's) agrees with think.
+    game = make("connect4").from_moves(["1", "2", "1", "2", "1", "2"])
+    thought = player.think(game)
+    assert (thought.action, thought.value, thought.proven) == (0, 1.0, 1.0)
+    assert thought.top[0].move == "1" and player.batch_moves([game, game]) == [0, 0]
+
+
+# ------------------------------------------------------------------------------- tmux
+def test_a_person_at_a_terminal_inside_tmux(tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install tmux); .ci/run installs it")
+    socket = f"play-test-{os.getpid()}"
+    tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+    command = f"env -u NO_COLOR {sys.executable} {PLAY} --game tictactoe --p2 random --seed 1"
+    command += "; echo EXIT-CODE-$?; sleep 60"
+
+    def screen(escapes: bool = False) -> str:
+        flags = ["-p", "-e"] if escapes else ["-p"]
+        return subprocess.run(
+            [*tmux, "capture-pane", *flags, "-t", "game"], capture_output=True, text=True
+        ).stdout
+
+    def wait_for(text: str, seconds: float = 30) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            shown = screen()
+            if text in shown:
+                return shown
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared on the screen:\n{screen()}")
+
+    size = ["-x", "100", "-y", "40"]
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "game", *size, "-c", str(tmp_path), command],
+        check=True,
+    )
+    try:
+        shown = wait_for("your move (X):")
+        assert "Tic-tac-toe: X (you) against O (random)" in shown
+        assert "    a  b  c" in shown and " 2  .  .  .  2" in shown
+        subprocess.run([*tmux, "send-keys", "-t", "game", "b2", "Enter"], check=True)
+        shown = wait_for("random (O) plays")
+        assert "you play b2" in shown and " 2  .  X  .  2" in shown
+        assert re.search(r"\(O\)", shown)  # the opponent's move, marked
+        assert "\x1b[" in screen(escapes=True)  # colours on a terminal
+        subprocess.run([*tmux, "send-keys", "-t", "game", "C-c"], check=True)
+        shown = wait_for("EXIT-CODE-")
+        assert "bye" in shown and "EXIT-CODE-0" in shown and "Traceback" not in shown
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
