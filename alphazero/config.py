@@ -51,6 +51,9 @@ class SearchConfig:
     c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_weight: float = field(default=0.25, metadata=_range(0.0, 1.0))
+    dirichlet_alpha_scaled: bool = False
+    """Read ``dirichlet_alpha`` as a total spread over the legal moves (alpha / moves each),
+    as KataGo does, instead of the same alpha for every move."""
     leaves_per_tree: int = field(default=1, metadata=_range(1, 256))
     """Leaves selected per tree per network call, kept apart by a virtual loss."""
     virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
@@ -73,6 +76,13 @@ class SelfPlayConfig:
     """Resign when the root value for the mover falls below this (None: never)."""
     resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))
     """Share of would-resign games played to the end to measure false resignations."""
+    fast_simulations: int | None = field(default=None, metadata=_range(1, 1_000_000))
+    """Playout cap randomisation (KataGo): most moves get this cheap search, without noise,
+    and are not training examples; None: every move gets the full search."""
+    full_search_share: float = field(default=0.25, metadata=_range(0.0, 1.0))
+    """With ``fast_simulations``: the share of moves that get the full search."""
+    value_target_mix: float = field(default=0.0, metadata=_range(0.0, 1.0))
+    """Value target = (1 - mix) * game result + mix * search value (both for the mover)."""
     workers: int = field(default=1, metadata=_range(1, 4096))
     """Self-play processes (each searching many games at once) feeding one learner."""
     backend: Literal["local", "ray"] = "local"

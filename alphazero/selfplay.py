@@ -86,7 +86,11 @@ class _Slot:
     """One game in flight."""
 
     root: Node
-    records: list[tuple[np.ndarray, np.ndarray, int]] = field(default_factory=list)
+    records: list[tuple[np.ndarray, np.ndarray, int, float]] = field(default_factory=list)
+    """(planes, visit distribution, player to move, search value for that player)."""
+    moves: int = 0
+    full: bool = True
+    """Whether this move gets the full search (and becomes a training example)."""
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
 
 
@@ -114,14 +118,23 @@ def play_games(
             started += 1
         roots = [slot.root for slot in active]
         before = sum(root.N for root in roots)
+        if selfplay.fast_simulations is not None:  # playout cap randomisation
+            for slot in active:
+                slot.full = bool(rng.random() < selfplay.full_search_share)
         stats.network_calls += run_simulations(
             roots,
             policy,
-            search.simulations,
+            [search.simulations if s.full else selfplay.fast_simulations for s in active],  # type: ignore[misc]
             search.c_puct,
             leaves_per_tree=search.leaves_per_tree,
             virtual_loss=search.virtual_loss,
-            noise=(search.dirichlet_alpha, search.dirichlet_weight, rng),
+            noise=(
+                search.dirichlet_alpha,
+                search.dirichlet_weight,
+                rng,
+                search.dirichlet_alpha_scaled,
+            ),
+            noisy=[slot.full for slot in active],  # fast searches explore without noise
         )
         stats.simulations += sum(root.N for root in roots) - before
         still_active = []
@@ -136,6 +149,13 @@ def play_games(
         bar.set_postfix(moves=stats.moves, positions=len(values))
     bar.close()
     stats.seconds = time.perf_counter() - start_time
+    if not planes:  # possible with playout cap randomisation and very few games
+        sample = new_game()
+        return Examples(
+            planes=np.zeros((0, *sample.encode().shape), np.float32),
+            policies=np.zeros((0, sample.num_actions), np.float32),
+            values=np.zeros((0,), np.float32),
+        ), stats
     examples = Examples(
         planes=np.stack(planes).astype(np.float32),
         policies=np.stack(policies).astype(np.float32),
@@ -150,9 +170,11 @@ def _advance(
     """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
     root = slot.root
     game = root.game
-    tau = 1.0 if len(slot.records) < selfplay.temperature_moves else selfplay.final_temperature
+    tau = 1.0 if slot.moves < selfplay.temperature_moves else selfplay.final_temperature
     choice = root.next(tau, rng)
-    slot.records.append((game.encode(), choice.policy, game.player))
+    if slot.full:  # a fast search's visits are too few to be a policy target
+        slot.records.append((game.encode(), choice.policy, game.player, choice.value))
+    slot.moves += 1
     stats.moves += 1
     slot.root = choice.node
     if slot.root.game.score is not None:
@@ -178,7 +200,7 @@ def _finish(
     values: list[float],
 ) -> None:
     stats.games += 1
-    stats.lengths.append(len(slot.records))
+    stats.lengths.append(slot.moves)
     if score > 0:
         stats.first_wins += 1
     elif score < 0:
@@ -188,8 +210,11 @@ def _finish(
     if slot.would_resign is not None and score != -slot.would_resign:
         stats.false_resignations += 1
     game = slot.root.game
-    for board, policy, player in slot.records:
-        outcome = float(score * player)  # for the player to move in that position
+    mix = selfplay.value_target_mix
+    for board, policy, player, search_value in slot.records:
+        # The result for the player to move there, optionally blended with the search's
+        # estimate (less noisy early in training, when results are mostly luck).
+        outcome = (1 - mix) * float(score * player) + mix * search_value
         pairs = game.symmetries(board, policy) if selfplay.augment else [(board, policy)]
         for sym_planes, sym_policy in pairs:
             planes.append(sym_planes)

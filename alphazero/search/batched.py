@@ -8,8 +8,7 @@ then ``expand``s them and ``backup``s every path. Finished and proven leaves ski
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
+from typing import Any
 
 from .node import (
     Node,
@@ -26,25 +25,30 @@ from .policy import Policy, process_policies
 def run_simulations(
     roots: Sequence[Node],
     policy: Policy,
-    simulations: int,
+    simulations: int | Sequence[int],
     c_puct: float,
     *,
     leaves_per_tree: int = 1,
     virtual_loss: float = 1.0,
-    noise: tuple[float, float, np.random.Generator] | None = None,
+    noise: tuple[Any, ...] | None = None,
+    noisy: Sequence[bool] | None = None,
 ) -> int:
-    """Run ``simulations`` more simulations on each root; return the network calls made.
+    """Run more simulations on each root; return the network calls made.
 
-    The first simulation of a fresh root evaluates the root itself (as ``explore`` does), so
-    a fresh root ends with ``N == simulations``. ``noise = (alpha, weight, rng)`` mixes
-    Dirichlet noise into each root's priors once they exist. With ``leaves_per_tree > 1`` a
-    virtual loss of ``virtual_loss`` keeps the leaves of one step apart.
+    ``simulations`` is one count for every root or one per root. The first simulation of a
+    fresh root evaluates the root itself (as ``explore`` does), so a fresh root ends with
+    ``N == simulations``. ``noise = (alpha, weight, rng[, alpha_is_total])`` mixes Dirichlet
+    noise into the priors of each root (or of those ``noisy`` marks) once they exist. With
+    ``leaves_per_tree > 1`` a virtual loss of ``virtual_loss`` keeps the leaves of one step
+    apart.
     """
+    counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
+    noisy_roots = {id(r) for i, r in enumerate(roots) if noisy is None or noisy[i]}
     if noise is not None:
         for root in roots:
-            if root.children:
+            if root.children and id(root) in noisy_roots:
                 add_dirichlet_noise(root, *noise)
-    remaining = [simulations if root.game.score is None else 0 for root in roots]
+    remaining = [n if root.game.score is None else 0 for n, root in zip(counts, roots, strict=True)]
     loss = virtual_loss if leaves_per_tree > 1 else 0.0
     calls = 0
     while any(remaining):
@@ -68,7 +72,7 @@ def run_simulations(
             calls += 1
             for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
                 expand(leaf, prior)
-                if noise is not None and leaf.mother is None:
+                if noise is not None and leaf.mother is None and id(leaf) in noisy_roots:
                     add_dirichlet_noise(leaf, *noise)
                 values[id(leaf)] = float(value)
         for path in paths:

@@ -256,11 +256,18 @@ def revert(path: list[Node], virtual_loss: float = 0.0) -> None:
         node.V = node.W / node.N if node.N else 0.0
 
 
-def add_dirichlet_noise(root: Node, alpha: float, weight: float, rng: np.random.Generator) -> None:
-    """Mix Dirichlet(``alpha``) noise into the root's priors: ``(1 - weight) p + weight n``."""
+def add_dirichlet_noise(
+    root: Node, alpha: float, weight: float, rng: np.random.Generator, alpha_is_total: bool = False
+) -> None:
+    """Mix Dirichlet(``alpha``) noise into the root's priors: ``(1 - weight) p + weight n``.
+
+    With ``alpha_is_total`` the concentration is spread over the legal moves (``alpha /
+    moves`` each), so the noise is as strong with 7 moves as with 225.
+    """
     children = list(root.children.values())
     if not children or weight <= 0:
         return
-    noise = rng.dirichlet([alpha] * len(children))
+    each = alpha / len(children) if alpha_is_total else alpha
+    noise = rng.dirichlet([each] * len(children))
     for child, eta in zip(children, noise, strict=True):
         child.prob = (1 - weight) * child.prob + weight * float(eta)

@@ -1,0 +1,86 @@
+"""Self-play examples: whose point of view the outcome is from, and the speed-up switches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.games import make
+from alphazero.search import Node
+from alphazero.search.node import add_dirichlet_noise, expand
+from alphazero.selfplay import SelfPlayStats, _finish, _Slot, play_games
+
+
+def uniform(num_actions):
+    def policy(planes):
+        return np.zeros((len(planes), num_actions)), np.zeros(len(planes))
+
+    return policy
+
+
+def finished_slot(players, values=None):
+    game = make("dots_and_boxes", rows=1, cols=1)
+    slot = _Slot(Node(game))
+    values = values or [0.0] * len(players)
+    planes = game.encode()
+    for player, value in zip(players, values, strict=True):
+        slot.records.append((planes, np.full(4, 0.25, np.float32), player, value))
+    slot.moves = len(players)
+    return slot
+
+
+@pytest.mark.parametrize(
+    ("players", "score", "expected"),
+    [
+        ([1, -1, 1, -1], 1, [1, -1, 1, -1]),  # alternating, first player won
+        ([1, -1, 1, -1], -1, [-1, 1, -1, 1]),
+        ([1, 1, -1, -1], 1, [1, 1, -1, -1]),  # extra turns: the same player twice
+        ([1, -1, -1], 0, [0, 0, 0]),
+    ],
+)
+def test_outcome_is_for_the_player_to_move_in_each_position(players, score, expected):
+    planes, policies, values = [], [], []
+    config = SelfPlayConfig(augment=False)
+    _finish(finished_slot(players), score, config, SelfPlayStats(), planes, policies, values)
+    assert values == expected
+
+
+def test_value_target_mix_blends_the_result_with_the_search_value():
+    planes, policies, values = [], [], []
+    config = SelfPlayConfig(augment=False, value_target_mix=0.25)
+    slot = finished_slot([1, -1], values=[0.2, -0.6])
+    _finish(slot, 1, config, SelfPlayStats(), planes, policies, values)
+    assert values == pytest.approx([0.75 * 1 + 0.25 * 0.2, 0.75 * -1 + 0.25 * -0.6])
+
+
+def test_playout_cap_randomisation_keeps_only_full_searches():
+    rng = np.random.default_rng(0)
+    search = SearchConfig(simulations=16)
+    plain = SelfPlayConfig(games_per_iteration=8, parallel_games=8, augment=False)
+    capped = SelfPlayConfig(
+        games_per_iteration=8,
+        parallel_games=8,
+        augment=False,
+        fast_simulations=4,
+        full_search_share=0.3,
+    )
+    every, stats = play_games(lambda: make("connect4"), uniform(7), 8, search, plain, rng, False)
+    assert len(every) == stats.moves  # one example per move
+    some, stats = play_games(lambda: make("connect4"), uniform(7), 8, search, capped, rng, False)
+    assert 0.15 * stats.moves < len(some) < 0.45 * stats.moves
+    assert stats.simulations < 0.6 * 16 * stats.moves  # most moves were cheap
+
+
+def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
+    def peak(scaled):
+        peaks = []
+        for seed in range(200):
+            root = Node(make("connect4"))
+            expand(root, np.full(7, 1 / 7))
+            add_dirichlet_noise(root, 0.7, 1.0, np.random.default_rng(seed), scaled)
+            peaks.append(max(c.prob for c in root.children.values()))
+        return float(np.mean(peaks))
+
+    # alpha 0.7 per move is mild noise; 0.7 in total (0.1 per move) is spiky.
+    assert peak(True) > peak(False) + 0.15
