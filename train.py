@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from alphazero.checkpoints import CheckpointError
     from alphazero.config import ConfigError, load_config
+    from alphazero.workers import WorkerError
 
     try:
         if args.resume:
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.quiet,
             max_iterations=args.iterations,
         )
-    except (ConfigError, CheckpointError) as error:
+    except (ConfigError, CheckpointError, WorkerError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -12,12 +12,23 @@ default, random weights: speed does not depend on them) and 200 simulations per 
                projects do (simulations/s, a short run: it is slow)
 
 The bars (issue 3): (b) >= 50% of (a), and (b) >= 5x (c). Run:
-``python benchmarks/selfplay.py`` (about two minutes on 2 cores).
+``python benchmarks/selfplay.py`` (about two minutes on 2 cores, and two more for (e)).
+
+  (e) workers  whole self-play games per hour through the training loop's backends:
+               in this process (``LocalBackend``), and ``ProcessBackend`` with 1 and 2
+               worker processes (``selfplay.workers``), ``--workers-games`` full games of
+               ``--workers-simulations`` simulations per move each, the learner's weights
+               sent every round as in training; with the CPU seconds spent per game
+               (driver and workers). The bar: 2 workers >= 1 process.
+               ``--oversubscribe`` adds 2 workers whose TensorFlow uses every core each
+               (its default), to show why the workers are given cores // workers threads.
+               ``python benchmarks/selfplay.py --only-workers`` runs (e) alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -63,6 +74,94 @@ def sequential_search(policy, simulations: int, moves: int) -> float:
     return total / (time.perf_counter() - start)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of this process and of the processes ``pids`` (Linux)."""
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def workers_benchmark(args: argparse.Namespace) -> None:
+    """(e): games per hour of the self-play backends, interleaved rounds, median."""
+    from alphazero.config import config_from_dict
+    from alphazero.workers import LocalBackend
+    from alphazero.workers.processes import ProcessBackend, available_cores
+
+    games = args.workers_games
+
+    def config(workers: int):
+        return config_from_dict(
+            {
+                "game": {"name": "connect4"},
+                "network": {"filters": args.filters, "blocks": args.blocks},
+                "search": {
+                    "simulations": args.workers_simulations,
+                    "inference_precision": args.precision,
+                },
+                "selfplay": {
+                    "games_per_iteration": games,
+                    "parallel_games": games,
+                    "workers": workers,
+                },
+                "evaluation": {"every": 0},
+            }
+        )
+
+    game = make("connect4")
+    model = build_network(game.plane_shape, game.num_actions, config(1).network)
+    inference = InferenceModel(model, max_batch=games, precision=args.precision)
+    inference.warmup()
+    cores = available_cores()
+    backends = {"in-process (LocalBackend)": LocalBackend(config(1), inference, False)}
+    backends["1 worker process"] = ProcessBackend(config(1), model, False)
+    backends["2 worker processes"] = ProcessBackend(config(2), model, False)
+    if args.oversubscribe:
+        backends[f"2 workers x {cores} TF threads"] = ProcessBackend(
+            config(2), model, False, threads=cores
+        )
+    threads = {name: getattr(b, "threads", None) for name, b in backends.items()}
+    rates: dict[str, list[float]] = {name: [] for name in backends}
+    sims: dict[str, list[float]] = {name: [] for name in backends}
+    cpu: dict[str, list[float]] = {name: [] for name in backends}
+    try:
+        for round_ in range(args.workers_rounds):
+            for name, backend in backends.items():
+                pids = getattr(backend, "pids", [])
+                cpu_start = cpu_seconds(pids)
+                _, stats = backend.play(games, np.random.default_rng(round_))
+                cpu[name].append((cpu_seconds(pids) - cpu_start) / stats.games)
+                rates[name].append(stats.games / stats.seconds * 3600)
+                sims[name].append(stats.simulations / stats.seconds)
+    finally:
+        for backend in backends.values():
+            backend.close()
+
+    print(
+        f"(e) Connect Four self-play, {args.blocks} blocks x {args.filters} filters, "
+        f"{args.workers_simulations} simulations per move, {games} full games per round "
+        f"(all at once, split between the workers), {cores} cores, "
+        f"median of {args.workers_rounds} interleaved rounds"
+    )
+    base = float(np.median(rates["1 worker process"]))
+    local = float(np.median(rates["in-process (LocalBackend)"]))
+    for name in backends:
+        rate = float(np.median(rates[name]))
+        n = threads[name]
+        tf_threads = f"TF intra-op threads: {n} per process" if n else "TF threads: default"
+        print(
+            f"    {name:<28} {rate:>8,.0f} games/h  {np.median(sims[name]):>7,.0f} sims/s  "
+            f"{np.median(cpu[name]):5.2f} CPU s/game  "
+            f"x{rate / base:.2f} vs 1 worker, x{rate / local:.2f} vs in-process  ({tf_threads})"
+        )
+        print("        runs: " + ", ".join(f"{x:,.0f}" for x in rates[name]))
+    two = float(np.median(rates["2 worker processes"]))
+    print(f"2 workers / 1 worker = {two / base:.2f}x   (bar: >= 1.0x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--filters", type=int, default=64)
@@ -79,8 +178,27 @@ def main() -> None:
         default="auto",
         help="arithmetic of the large batches, as search.inference_precision (default auto)",
     )
+    parser.add_argument("--workers-games", type=int, default=32, help="games per round in (e)")
+    parser.add_argument("--workers-simulations", type=int, default=50, help="per move in (e)")
+    parser.add_argument("--workers-rounds", type=int, default=3, help="rounds in (e)")
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="(e) also with 2 workers whose TensorFlow uses every core",
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--only-workers", action="store_true", help="run (e) alone")
+    which.add_argument("--skip-workers", action="store_true", help="run (a)-(d) alone")
     args = parser.parse_args()
 
+    if not args.only_workers:
+        search_benchmark(args)
+    if not args.skip_workers:
+        workers_benchmark(args)
+
+
+def search_benchmark(args: argparse.Namespace) -> None:
+    """(a)-(d)."""
     game = make("connect4")
     config = NetworkConfig(filters=args.filters, blocks=args.blocks)
     model = build_network(game.plane_shape, game.num_actions, config)

@@ -181,7 +181,7 @@ def test_sigkill_at_any_moment_leaves_a_resumable_run(tmp_path):
 
 
 def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
-    config_path = _write_config(tmp_path, iterations=50)
+    config_path = _write_config(tmp_path, iterations=100_000)  # never ends on its own
     run = tmp_path / "run"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     process = subprocess.Popen(

@@ -17,6 +17,13 @@ from ..games import Game, make
 from ..selfplay import Examples, SelfPlayStats, play_games
 
 
+class WorkerError(RuntimeError):
+    """A self-play worker failed or died; the message is one line (``details``: the
+    worker's traceback, where it sent one)."""
+
+    details: str = ""
+
+
 class SelfPlayBackend(Protocol):
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
         """Play ``num_games`` games with the current weights; ``rng`` drives every choice."""
@@ -86,4 +93,11 @@ def merge(results: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, Self
     return examples, stats
 
 
-__all__ = ["LocalBackend", "SelfPlayBackend", "make_backend", "merge", "split_games"]
+__all__ = [
+    "LocalBackend",
+    "SelfPlayBackend",
+    "WorkerError",
+    "make_backend",
+    "merge",
+    "split_games",
+]
