@@ -8,6 +8,7 @@ python train.py --resume                         # continue the run where it sto
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -51,6 +52,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # A process started in the background by a script inherits SIGINT as ignored, and
+    # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from alphazero.checkpoints import CheckpointError
     from alphazero.config import ConfigError, load_config
     from alphazero.workers import WorkerError

@@ -180,21 +180,34 @@ def test_sigkill_at_any_moment_leaves_a_resumable_run(tmp_path):
     assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
 
 
-def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+@pytest.mark.parametrize("sigint_ignored", [False, True])
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path, sigint_ignored):
+    """Also when started the way a script starts a background job: with SIGINT ignored."""
     config_path = _write_config(tmp_path, iterations=100_000)  # never ends on its own
     run = tmp_path / "run"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+    def start_like_a_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN if sigint_ignored else signal.SIG_DFL)
+
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "train.py"), "--quiet", "--config", str(config_path),
          "--run-dir", str(run)],
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=start_like_a_background_job,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while not (run / "metadata.json").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
+    status = Path(f"/proc/{process.pid}/status")
+    if status.exists():  # Linux: the kernel's view of which signals the process ignores
+        for _ in range(10):  # checkpoint saves hold their own handler: look several times
+            line = next(x for x in status.read_text().splitlines() if x.startswith("SigIgn"))
+            assert not int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)), "SIGINT ignored"
+            time.sleep(0.1)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0
