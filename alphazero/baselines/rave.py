@@ -32,8 +32,8 @@ import random
 import time
 
 from ..games.base import Game
-from .rollouts import Moves, candidate_moves, has_knowledge, recording_rollout_function
-from .uct import UCTPlayer
+from .rollouts import Moves, candidate_moves, recording_rollout_function
+from .uct import MonteCarloTreeSearch, UCTPlayer
 
 DEFAULT_C = 0.5
 """The exploration constant: smaller than UCT's sqrt(2), as the AMAF statistics do much of the
@@ -132,8 +132,15 @@ def backup(leaf: RAVENode, score: int, rollout: Moves | tuple[()]) -> None:
         node = mother
 
 
-class RAVESearch:
-    """UCT-RAVE from one position: ``RAVESearch(game, k=1000).best_action(1000)``."""
+class RAVESearch(MonteCarloTreeSearch):
+    """UCT-RAVE from one position: ``RAVESearch(game, k=1000).best_action(1000)``.
+
+    The budget, ``best_action`` and the queries are UCT's; the nodes carry AMAF statistics
+    and ``_run`` mixes them in.
+    """
+
+    node_type = RAVENode
+    label = "RAVE"
 
     def __init__(
         self,
@@ -143,37 +150,10 @@ class RAVESearch:
         rng: random.Random | int | None = None,
         knowledge: bool = False,
     ) -> None:
-        if game.score is not None:
-            raise ValueError("RAVE needs a position where the game goes on")
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
-        self.c = c
+        super().__init__(game, c=c, rng=rng, knowledge=knowledge)
         self.k = k
-        self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
-        self.knowledge = knowledge and has_knowledge(game)
-        self.root = RAVENode(game, None, None, candidate_moves(game, self.knowledge))
-        self.simulations = 0
-
-    def best_action(
-        self, simulations_number: int | None = None, seconds: float | None = None
-    ) -> int:
-        """Search, then return the most visited move (budget as ``UCT.best_action``)."""
-        self.search(simulations_number, seconds)
-        return self.most_visited().action  # type: ignore[return-value]
-
-    def search(self, simulations: int | None = None, seconds: float | None = None) -> int:
-        """Run simulations within the budget; return how many ran."""
-        if simulations is None and seconds is None:
-            raise ValueError("give a number of simulations or of seconds")
-        if simulations is not None and simulations < 1:
-            raise ValueError(f"simulations must be at least 1, got {simulations}")
-        if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be positive, got {seconds}")
-        limit = simulations if simulations is not None else 1 << 62
-        deadline = time.perf_counter() + seconds if seconds is not None else None
-        done = self._run(limit, deadline)
-        self.simulations += done
-        return done
 
     def _run(self, limit: int, deadline: float | None) -> int:
         root, c, k, rng = self.root, self.c, self.k, self.rng
@@ -233,15 +213,6 @@ class RAVESearch:
                 moves = ()
             backup(node, score, moves)
         return done
-
-    def most_visited(self) -> RAVENode:
-        children = self.root.children
-        if not children:
-            raise ValueError("no simulation has run yet")
-        return max(children, key=lambda ch: (ch.N, ch.Q))
-
-    def visit_counts(self) -> dict[int, int]:
-        return {ch.action: ch.N for ch in self.root.children}  # type: ignore[misc]
 
 
 class RAVEPlayer(UCTPlayer):

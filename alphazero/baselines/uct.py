@@ -76,8 +76,11 @@ class MonteCarloTreeSearch:
 
     ``rng`` is a ``random.Random`` or a seed. ``knowledge`` switches on the rollout (and,
     for Gomoku, expansion) knowledge of ``rollouts.py``. Calls of ``best_action`` add to the
-    same tree.
+    same tree. Subclasses (RAVE) bring their own node type and hot loop ``_run``.
     """
+
+    node_type: type = UCTNode
+    label = "UCT"
 
     def __init__(
         self,
@@ -87,11 +90,11 @@ class MonteCarloTreeSearch:
         knowledge: bool = False,
     ) -> None:
         if game.score is not None:
-            raise ValueError("UCT needs a position where the game goes on")
+            raise ValueError(f"{self.label} needs a position where the game goes on")
         self.c = c
         self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         self.knowledge = knowledge and has_knowledge(game)
-        self.root = UCTNode(game, None, None, candidate_moves(game, self.knowledge))
+        self.root = self.node_type(game, None, None, candidate_moves(game, self.knowledge))
         self.simulations = 0
 
     # -------------------------------------------------------------------------- search
