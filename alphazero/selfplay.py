@@ -53,6 +53,8 @@ class SelfPlayStats:
     network_calls: int = 0
     simulations: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the process(es) that played, summed over workers."""
     lengths: list[int] = field(default_factory=list)
 
     def add(self, other: SelfPlayStats) -> None:
@@ -61,6 +63,7 @@ class SelfPlayStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.lengths.extend(other.lengths)
         self.seconds = max(self.seconds, other.seconds)
+        self.cpu_seconds += other.cpu_seconds
 
     def summary(self) -> dict[str, float]:
         games = max(self.games, 1)
@@ -78,6 +81,7 @@ class SelfPlayStats:
             "simulations_per_second": self.simulations / max(self.seconds, 1e-9),
             "mean_batch": self.simulations / max(self.network_calls, 1),
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
         }
 
 
@@ -111,6 +115,7 @@ def play_games(
     active: list[_Slot] = []
     started = 0
     start_time = time.perf_counter()
+    cpu_start = time.process_time()
     bar = tqdm(total=num_games, desc="self-play", unit="game", disable=not progress, leave=False)
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
@@ -149,6 +154,7 @@ def play_games(
         bar.set_postfix(moves=stats.moves, positions=len(values))
     bar.close()
     stats.seconds = time.perf_counter() - start_time
+    stats.cpu_seconds = time.process_time() - cpu_start
     if not planes:  # possible with playout cap randomisation and very few games
         sample = new_game()
         return Examples(

@@ -169,6 +169,8 @@ def train(
             state.selfplay_seconds += stats.seconds
             state.train_seconds += train_seconds
             state.cpu_seconds += time.process_time() - cpu_start
+            if not backend.in_process:  # the workers' CPU is not this process's
+                state.cpu_seconds += stats.cpu_seconds
             record = {
                 "iteration": iteration,
                 "games": state.games,

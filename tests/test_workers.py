@@ -197,6 +197,11 @@ def test_training_with_two_workers_checkpoints_and_resumes(tmp_path, learner):
     meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
     assert meta["positions"] == state.positions and meta["metrics"]["selfplay"]["games"] == 8
     assert no_workers_left(keep=others)
+    # The recorded CPU time includes the workers' (they are not the driver's process).
+    records = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    worker_cpu = sum(r["selfplay"]["cpu_seconds"] for r in records)
+    assert worker_cpu > 0
+    assert meta["timings"]["cpu_seconds"] > worker_cpu
 
 
 def test_ctrl_c_and_kill_leave_no_worker_behind(tmp_path):

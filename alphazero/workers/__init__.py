@@ -25,6 +25,9 @@ class WorkerError(RuntimeError):
 
 
 class SelfPlayBackend(Protocol):
+    in_process: bool
+    """Whether self-play runs in the training process (else its CPU time is added)."""
+
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
         """Play ``num_games`` games with the current weights; ``rng`` drives every choice."""
         ...
@@ -36,6 +39,9 @@ class SelfPlayBackend(Protocol):
 
 class LocalBackend:
     """Self-play in this process, through the training loop's own inference model."""
+
+    in_process = True
+    """Its CPU time is already the training process's own."""
 
     def __init__(self, config: Config, inference, progress: bool) -> None:
         self.config = config

@@ -204,6 +204,8 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
 class ProcessBackend:
     """Self-play in ``config.selfplay.workers`` processes, with the learner's weights."""
 
+    in_process = False
+
     def __init__(
         self, config: Config, model: Any, progress: bool, threads: int | None = None
     ) -> None:

@@ -51,6 +51,8 @@ def _import_ray() -> Any:
 class RayBackend:
     """Self-play in ``config.selfplay.workers`` Ray actors, with the learner's weights."""
 
+    in_process = False
+
     after_submit: Callable[[int, Any], None] | None = None
     """For tests, set on the class: called with ``(worker index, actor)`` after each share
     is sent to its actor (a test kills the actor there)."""
