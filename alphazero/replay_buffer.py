@@ -128,7 +128,11 @@ class ReplayBuffer:
         """
         if self._size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
-        index = rng.integers(0, self._size, size=int(batch_size))
+        # Draw positions in age order, not storage slots: a buffer saved and loaded again
+        # is laid out oldest-first, and the same random state must pick the same examples.
+        age = rng.integers(0, self._size, size=int(batch_size))
+        oldest = self._next if self._size == self.capacity else 0
+        index = (oldest + age) % self.capacity
         return (
             self._planes[index].astype(np.float32),
             self._policies[index],

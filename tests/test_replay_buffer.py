@@ -238,3 +238,14 @@ def test_load_rejects_mismatches(tmp_path):
         values=np.array([None] * 4, dtype=object),
     )
     _one_line_error(bad)
+
+
+def test_a_reloaded_wrapped_buffer_samples_the_same_examples(tmp_path):
+    buffer = ReplayBuffer(5, (1, 1, 1), 2)
+    for i in range(7):  # wraps: holds examples 2..6
+        buffer.add(np.ones((1, 1, 1, 1)), np.array([[0.5, 0.5]]), np.array([float(i)]))
+    buffer.save(tmp_path / "b.npz")
+    loaded = ReplayBuffer.load(tmp_path / "b.npz")
+    original = buffer.sample(16, np.random.default_rng(1))[2]
+    again = loaded.sample(16, np.random.default_rng(1))[2]
+    np.testing.assert_array_equal(original, again)

@@ -43,9 +43,12 @@ def weights(model) -> list[np.ndarray]:
 
 
 def test_resuming_gives_the_same_state_as_not_stopping(tmp_path):
-    config = tiny_config()
+    config = tiny_config(iterations=4)
     train(config, tmp_path / "straight", progress=False)
-    train(config, tmp_path / "stopped", progress=False, max_iterations=1)
+    # Stop after the buffer (500 positions, ~380 a iteration) has wrapped around.
+    train(config, tmp_path / "stopped", progress=False, max_iterations=2)
+    _, wrapped, _ = RunDir.open(tmp_path / "stopped").load()
+    assert wrapped.total_added > wrapped.capacity
     train(config, tmp_path / "stopped", resume=True, progress=False)
 
     model_a, buffer_a, meta_a = RunDir.open(tmp_path / "straight").load()
