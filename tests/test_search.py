@@ -219,3 +219,29 @@ def test_search_value_is_for_the_player_to_move(name):
         # would land at the opposite side.
         assert root.search_value() == pytest.approx(expected, abs=0.1)
         assert root.next(0.0, np.random.default_rng(0)).value == pytest.approx(expected, abs=0.1)
+
+
+def test_a_proven_lost_root_keeps_searching_by_priors_not_its_first_move():
+    """O to move can't stop both of X's threats: every move loses. The visits (the policy
+    target) and the move must still follow the priors, not pile onto column 1."""
+    game = make("connect4").__class__.from_moves([2, 2, 3, 3, 4])
+    priors = np.array([[0.0, 3.0, 0.0, 0.0, 0.0, 3.0, 0.0]])  # the blocks are preferred
+
+    def blocks_preferred(planes):
+        return np.repeat(priors, len(planes), axis=0), np.zeros(len(planes))
+
+    root = Node(game)
+    run_simulations([root], blocks_preferred, 400, 1.5)
+    assert root.solved == -1.0
+    choice = root.next(tau=0.0, rng=np.random.default_rng(0))
+    assert choice.policy[0] < 0.2
+    assert choice.action in (1, 5)
+
+
+def test_a_proven_won_root_plays_an_immediate_win():
+    game = make("connect4").__class__.from_moves([0, 6, 0, 6, 0, 6, 1])  # X can win at once
+    game = game.sim_move(5)  # O blunders; X wins in one in column 1 (0)
+    root = search(game, simulations=50)
+    assert root.solved == 1.0
+    choice = root.next(tau=1.0, rng=np.random.default_rng(0))
+    assert choice.node.game.score == game.player

@@ -95,19 +95,25 @@ class Node:
             raise ValueError("next() needs at least one visited child: run explore() first")
         policy = visits / total
 
-        proven = [c for c in children if c.outcome is not None]
-        if self.solved is not None and proven:
-            best = max(c.outcome for c in proven)  # type: ignore[type-var]
-            candidates = [c for c in proven if c.outcome == best]
-            chosen = max(candidates, key=lambda c: c.N)
+        if self.solved == 1.0:  # a proven win: an immediate one, else the most searched
+            wins = _winning_children(self)
+            immediate = wins[0].game.score is not None
+            chosen = wins[0] if immediate else max(wins, key=lambda c: c.N)
         else:
-            counts = np.array([c.N for c in children], dtype=np.float64)
+            # Visits decide as usual; at a proven draw only among the moves that keep it
+            # (at a proven loss every move is equal).
+            pool = children
+            if self.solved is not None:
+                pool = [c for c in children if c.outcome == self.solved] or children
+            counts = np.array([c.N for c in pool], dtype=np.float64)
+            if counts.max() <= 0:
+                counts = np.array([c.prob for c in pool], dtype=np.float64)
             if tau < 1e-3:
                 top = np.flatnonzero(counts == counts.max())
-                chosen = children[int(rng.choice(top))]
+                chosen = pool[int(rng.choice(top))]
             else:
                 weights = (counts / counts.max()) ** (1.0 / tau)
-                chosen = children[int(rng.choice(len(children), p=weights / weights.sum()))]
+                chosen = pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
         value = self.search_value()
         chosen.mother = None  # the chosen subtree becomes the new root; the rest is released
         return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]
@@ -166,15 +172,15 @@ def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
         if node.solved is not None and node is not root:
             break
         best = None
-        if node.solved is not None:  # a proven root: play its best proven child
-            for child in node.children.values():
-                if child.outcome is not None and child.outcome == node.solved:
-                    best = child
-                    break
-        else:
+        children = node.children.values()
+        if node.solved == 1.0:  # a proven win (only a root gets here): search its wins only
+            children = _winning_children(node)
+            if children[0].game.score is not None:  # it wins at once: nothing to weigh
+                best = children[0]
+        if best is None:  # PUCT; at a proven loss or draw every move is equal, priors lead
             scale = c_puct * math.sqrt(node.N)
             best_u = -math.inf
-            for child in node.children.values():
+            for child in children:
                 u = child.V + scale * child.prob / (1 + child.N)
                 child.U = u
                 if u > best_u:
@@ -187,6 +193,12 @@ def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
         path.append(best)
         node = best
     return path
+
+
+def _winning_children(node: Node) -> list[Node]:
+    """The children proven won for ``node``'s mover, those that end the game first."""
+    wins = [c for c in node.children.values() if c.outcome == 1.0]
+    return sorted(wins, key=lambda c: c.game.score is None)
 
 
 def needs_evaluation(leaf: Node) -> bool:
