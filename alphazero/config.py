@@ -47,7 +47,7 @@ class NetworkConfig:
 class SearchConfig:
     """PUCT search, for self-play and for playing."""
 
-    simulations: int = field(default=200, metadata=_range(1, 1_000_000))
+    simulations: int = field(default=200, metadata=_range(2, 1_000_000))
     c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_weight: float = field(default=0.25, metadata=_range(0.0, 1.0))
@@ -76,7 +76,7 @@ class SelfPlayConfig:
     """Resign when the root value for the mover falls below this (None: never)."""
     resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))
     """Share of would-resign games played to the end to measure false resignations."""
-    fast_simulations: int | None = field(default=None, metadata=_range(1, 1_000_000))
+    fast_simulations: int | None = field(default=None, metadata=_range(2, 1_000_000))
     """Playout cap randomisation (KataGo): most moves get this cheap search, without noise,
     and are not training examples; None: every move gets the full search."""
     full_search_share: float = field(default=0.25, metadata=_range(0.0, 1.0))
@@ -129,7 +129,7 @@ class EvaluationConfig:
     """Player specs of the ladder, weakest first (see ``alphazero.players``)."""
     games: int = field(default=20, metadata=_range(2, 100_000))
     """Games against each opponent, sides alternating."""
-    simulations: int = field(default=100, metadata=_range(1, 1_000_000))
+    simulations: int = field(default=100, metadata=_range(2, 1_000_000))
     """The model's PUCT simulations per move in these games."""
     rollout_knowledge: bool = False
     """Give the UCT / RAVE opponents rollout knowledge (Gomoku, Dots and Boxes)."""
@@ -255,13 +255,7 @@ def config_from_dict(data: dict[str, Any]) -> Config:
         make(config.game.name, **config.game.params)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game: {error}") from None
-    from .players import PlayerSpecError, check_spec
-
-    for i, spec in enumerate(config.evaluation.opponents):
-        try:
-            check_spec(spec)
-        except PlayerSpecError as error:
-            raise ConfigError(f"evaluation.opponents[{i}]: {error}") from None
+    _check_combinations(config)
     if config.selfplay.parallel_games > config.selfplay.games_per_iteration:
         config = dataclasses.replace(
             config,
@@ -270,6 +264,50 @@ def config_from_dict(data: dict[str, Any]) -> Config:
             ),
         )
     return config
+
+
+def _check_combinations(config: Config) -> None:
+    """Settings that are each valid but together would waste a run (or stop it hours in)."""
+    from .baselines.perfect import is_solvable
+    from .games import make
+    from .players import PlayerSpecError, check_spec
+
+    game = make(config.game.name, **config.game.params)
+    evaluation = config.evaluation
+    if evaluation.every and not evaluation.opponents:
+        raise ConfigError("evaluation.opponents: give at least one player, e.g. [uct:200]")
+    for i, spec in enumerate(evaluation.opponents):
+        key = f"evaluation.opponents[{i}]"
+        try:
+            check_spec(spec)
+        except PlayerSpecError as error:
+            raise ConfigError(f"{key}: {error}") from None
+        kind, _, rest = spec.strip().partition(":")
+        if kind.lower() == "human":
+            raise ConfigError(f"{key}: a person cannot be a ladder opponent during training")
+        if kind.lower() == "perfect" and not is_solvable(game):
+            raise ConfigError(f"{key}: there is no perfect player for {game.name}")
+        if kind.lower() == "model":
+            path = rest.rsplit(":", 1)[0] if rest.rsplit(":", 1)[-1].isdigit() else rest
+            if not Path(path).exists():
+                raise ConfigError(f"{key}: no model at {path}")
+    if config.train.min_positions > config.replay.capacity:
+        raise ConfigError(
+            f"train.min_positions ({config.train.min_positions}) is above replay.capacity "
+            f"({config.replay.capacity}): training would never start"
+        )
+    fast = config.selfplay.fast_simulations
+    if fast is not None:
+        if fast >= config.search.simulations:
+            raise ConfigError(
+                f"selfplay.fast_simulations ({fast}) must be below search.simulations "
+                f"({config.search.simulations})"
+            )
+        if config.selfplay.full_search_share <= 0:
+            raise ConfigError(
+                "selfplay.full_search_share must be above 0 with fast_simulations: "
+                "no move would become a training example"
+            )
 
 
 def load_config(path: str | Path) -> Config:

@@ -76,10 +76,13 @@ def evaluate(
     ladder: dict[str, float],
     seed: int,
     progress: bool = True,
+    c_puct: float = 1.5,
 ) -> dict[str, Any]:
-    """Play ``model`` against every ladder opponent; results and the model's Elo."""
+    """Play ``model`` (PUCT with ``c_puct``) against every ladder opponent; results and Elo."""
     game = new_game()
-    player = ModelPlayer("model", game, simulations=config.simulations, model=model, seed=seed)
+    player = ModelPlayer(
+        "model", game, simulations=config.simulations, c_puct=c_puct, model=model, seed=seed
+    )
     results = {}
     for offset, spec in enumerate(config.opponents):
         opponent = make_player(

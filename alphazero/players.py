@@ -292,7 +292,7 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
         path, simulations = rest, DEFAULT_MODEL_SIMULATIONS
         if m := re.fullmatch(r"(.+):([0-9]+)", rest):
             path, simulations = m.group(1), int(m.group(2))
-        if simulations < 1:
-            raise PlayerSpecError(f"{spec!r}: simulations must be at least 1")
+        if simulations < 2:  # the first simulation only evaluates the root
+            raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
         return ModelPlayer(path, game, simulations=simulations, seed=seed or 0)
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

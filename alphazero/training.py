@@ -117,6 +117,7 @@ def train(
         config = run.load_config()
         model, buffer, meta = run.load()
         state = RunState.from_metadata(meta)
+        _repair_metrics(run.path, state.iteration)
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
         _log(progress, f"resuming {run.path} at iteration {state.iteration}")
@@ -233,12 +234,14 @@ def _evaluate(
     if not every:
         return None, True
     if iteration % every:
-        return None, False
+        return None, state.best_elo is None  # until a model is rated, best is the latest
     seed = config.seed * 1_000_003 + iteration
     if state.ladder is None:
         _log(progress, f"rating the evaluation ladder: {', '.join(config.evaluation.opponents)}")
         state.ladder = calibrate_ladder(config.evaluation, new_game, seed, progress)
-    result = evaluate(model, config.evaluation, new_game, state.ladder, seed, progress)
+    result = evaluate(
+        model, config.evaluation, new_game, state.ladder, seed, progress, config.search.c_puct
+    )
     result["ladder"] = state.ladder
     state.elo_history.append((iteration, result["elo"]))
     is_best = state.best_elo is None or result["elo"] > state.best_elo
@@ -263,6 +266,29 @@ def _solved_positions(inference: Any) -> dict[str, float]:
         if stage != "all":
             flat[f"policy_correct_{stage}"] = values["correct"]
     return flat
+
+
+def _repair_metrics(run_path: Path, iteration: int) -> None:
+    """Drop what a crash can leave in ``metrics.jsonl``: a half-written last line, or lines
+    of iterations the checkpoint does not hold."""
+    import json
+
+    from .checkpoints import atomic_write_text
+
+    path = run_path / "metrics.jsonl"
+    if not path.exists():
+        return
+    lines = path.read_text(encoding="utf-8").splitlines()
+    kept = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("iteration", 0) <= iteration:
+            kept.append(line)
+    if kept != lines:
+        atomic_write_text(path, "".join(f"{line}\n" for line in kept))
 
 
 def _summary_line(record: dict[str, Any]) -> str:

@@ -101,6 +101,22 @@ def test_evaluation_rates_the_ladder_and_keeps_an_elo_history(tmp_path):
     assert evaluated[0]["evaluation"]["opponents"]["perfect"]["wins"] == 0  # nobody beats it
 
 
+def test_resume_drops_a_half_written_metrics_line(tmp_path):
+    train(tiny_config(iterations=2), tmp_path / "run", progress=False, max_iterations=1)
+    metrics = tmp_path / "run" / "metrics.jsonl"
+    metrics.write_text(metrics.read_text() + '{"iteration": 2, "selfpl')  # killed mid-write
+    train(tiny_config(iterations=2), tmp_path / "run", resume=True, progress=False)
+    iterations = [json.loads(line)["iteration"] for line in metrics.read_text().splitlines()]
+    assert iterations == [1, 2]
+
+
+def test_best_is_the_latest_model_until_the_first_evaluation(tmp_path):
+    evaluation = {"every": 3, "opponents": ["random"], "games": 2, "simulations": 4}
+    train(tiny_config(iterations=2, evaluation=evaluation), tmp_path / "run", progress=False)
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["best"] == meta["model"] == "models/iter_0002.keras"
+
+
 def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
     train(tiny_config(iterations=1), tmp_path / "run", progress=False)
     with pytest.raises(CheckpointError, match="--resume"):

@@ -1,0 +1,55 @@
+"""Config validation: each bad setting or combination is one line naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from alphazero.config import ConfigError, config_from_dict, load_config
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"trian": {}}, "trian: unknown setting"),
+        ({"train": {"batch_size": "x"}}, "train.batch_size: expected an integer"),
+        ({"search": {"simulations": 1}}, "search.simulations: must be >= 2"),
+        ({"search": {"c_puct": 0}}, "search.c_puct: must be > 0.0"),
+        ({"selfplay": {"resign_threshold": 0.5}}, "selfplay.resign_threshold"),
+        ({"train": {"optimizer": "rmsprop"}}, "one of 'sgd', 'adam'"),
+        ({"game": {"name": "chess"}}, "unknown game 'chess'"),
+        ({"game": {"name": "connect4", "params": {"size": 3}}}, "has no parameter size"),
+        ({"evaluation": {"opponents": "uct:200"}}, "evaluation.opponents: expected a list"),
+        ({"evaluation": {"opponents": []}}, "give at least one player"),
+        ({"evaluation": {"opponents": ["uct:x"]}}, "evaluation.opponents[0]"),
+        ({"evaluation": {"opponents": ["human"]}}, "a person cannot be a ladder opponent"),
+        ({"evaluation": {"opponents": ["perfect"]}}, "no perfect player for connect4"),
+        ({"evaluation": {"opponents": ["model:/nowhere.keras"]}}, "no model at /nowhere.keras"),
+        ({"train": {"min_positions": 10}, "replay": {"capacity": 5}}, "would never start"),
+        ({"selfplay": {"fast_simulations": 300}}, "must be below search.simulations"),
+        (
+            {"selfplay": {"fast_simulations": 20, "full_search_share": 0.0}},
+            "no move would become a training example",
+        ),
+    ],
+)
+def test_bad_settings_are_one_line_errors_naming_the_key(data, message):
+    with pytest.raises(ConfigError) as error:
+        config_from_dict(data)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_every_shipped_config_loads():
+    configs = sorted(Path(__file__).resolve().parents[1].glob("configs/*.yaml"))
+    assert len(configs) >= 4
+    for path in configs:
+        assert load_config(path).run_name == path.stem
+
+
+def test_the_perfect_player_is_a_valid_opponent_where_the_game_is_solved():
+    config = config_from_dict(
+        {"game": {"name": "tictactoe"}, "evaluation": {"opponents": ["random", "perfect"]}}
+    )
+    assert config.evaluation.opponents == ["random", "perfect"]
