@@ -62,7 +62,12 @@ def tiny_buffer(n: int, start: int = 0) -> ReplayBuffer:
 
 def make_config(game: str = "tictactoe"):
     return config_from_dict(
-        {"game": {"name": game}, "replay": {"capacity": 50}, "run_name": "test"}
+        {
+            "game": {"name": game},
+            "replay": {"capacity": 50},
+            "train": {"min_positions": 0},
+            "run_name": "test",
+        }
     )
 
 
