@@ -33,7 +33,7 @@ import time
 
 from ..games.base import Game
 from .rollouts import Moves, candidate_moves, recording_rollout_function
-from .uct import MonteCarloTreeSearch, UCTPlayer
+from .uct import MonteCarloTreeSearch, UCTNode, UCTPlayer
 
 DEFAULT_C = 0.5
 """The exploration constant: smaller than UCT's sqrt(2), as the AMAF statistics do much of the
@@ -43,7 +43,7 @@ lost clearly. RAVE is at best a little stronger than UCT there: a column is not 
 so "played later" says less than in Go."""
 
 
-class RAVENode:
+class RAVENode(UCTNode):
     """A node of the RAVE tree: UCT's statistics plus AMAF statistics per action.
 
     ``N``, ``W``, ``Q``, ``E`` as in ``UCTNode`` (point of view: ``chooser``, the player to
@@ -52,36 +52,13 @@ class RAVENode:
     view.
     """
 
-    __slots__ = (
-        "E",
-        "N",
-        "Q",
-        "W",
-        "action",
-        "amaf_n",
-        "amaf_w",
-        "chooser",
-        "children",
-        "game",
-        "mother",
-        "player",
-        "untried",
-    )  # fmt: skip
+    __slots__ = ("amaf_n", "amaf_w", "player")
 
     def __init__(
         self, game: Game, mother: RAVENode | None, action: int | None, untried: list[int]
     ) -> None:
-        self.game = game
-        self.mother = mother
-        self.action = action
+        super().__init__(game, mother, action, untried)
         self.player = game.player
-        self.chooser = mother.player if mother is not None else 0
-        self.children: list[RAVENode] = []
-        self.untried = untried
-        self.N = 0
-        self.W = 0.0
-        self.Q = 0.0
-        self.E = 1.0
         size = game.num_actions if untried else 0
         self.amaf_n = [0] * size
         self.amaf_w = [0] * size
