@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import yaml
 
-from .config import Config, ConfigError, config_from_dict
+from .config import Config, ConfigError, config_from_dict, read_yaml
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
 
 if TYPE_CHECKING:
@@ -289,18 +288,12 @@ class RunDir:
     def load_config(self) -> Config:
         """The run's resolved config from ``config.yaml``."""
         file = self.path / CONFIG_FILE
+        if not file.exists():
+            raise CheckpointError(f"{file}: missing (the run's config)")
         try:
-            text = file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise CheckpointError(f"{file}: missing (the run's config)") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise CheckpointError(f"{file}: cannot read it ({_one_line(error)})") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark else ""
-            raise CheckpointError(f"{file}: not valid YAML{where}") from None
+            data = read_yaml(file)
+        except ConfigError as error:  # already one line naming the file
+            raise CheckpointError(str(error)) from None
         try:
             return config_from_dict({} if data is None else data)
         except ConfigError as error:

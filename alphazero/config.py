@@ -310,22 +310,29 @@ def _check_combinations(config: Config) -> None:
             )
 
 
-def load_config(path: str | Path) -> Config:
-    """Read a YAML config; any problem is a one-line ``ConfigError``."""
-    path = Path(path)
+def read_yaml(path: Path) -> Any:
+    """The YAML document in ``path`` (``{}`` if empty); any problem is a one-line
+    ``ConfigError`` naming the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read it ({error})") from None
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise ConfigError(f"{path}: cannot read it ({first_line})") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}") from None
-    data = {} if data is None else data
+    return {} if data is None else data
+
+
+def load_config(path: str | Path) -> Config:
+    """Read a YAML config; any problem is a one-line ``ConfigError``."""
+    path = Path(path)
+    data = read_yaml(path)
     if isinstance(data, dict) and data.get("run_name") is None:
         data = {**data, "run_name": path.stem}
     try:
