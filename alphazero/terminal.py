@@ -213,19 +213,47 @@ def parse_game(text: str) -> tuple[str, dict[str, int]]:
     return name, params
 
 
-def default_model(name: str) -> Path | None:
-    """The model ``play.py`` uses for ``name`` when none is given, or ``None``.
+def default_model(name: str, params: Mapping[str, int] | None = None) -> Path | None:
+    """The model ``play.py`` uses for game ``name`` with ``params`` when none is given.
 
-    The shipped one (``checkpoints/pretrained/<name>``) first, else a run of ``train.py``
-    (``checkpoints/<name>``) once it has saved a model.
+    A shipped run folder in ``checkpoints/pretrained/`` first, else a run of ``train.py`` in
+    ``checkpoints/`` that has saved a model; either must train this very game (the name and
+    the parameters in its ``config.yaml``), so Gomoku 6x6 and 8x8 each find their own.
+    ``None`` when there is none.
     """
-    shipped = PRETRAINED_DIR / name
-    if shipped.is_dir():
-        return shipped
-    run = RUNS_DIR / name
-    if any((run / file).is_file() for file in ("best.keras", "latest.keras")):
-        return run
+    from .games import make
+
+    wanted = make(name, **(params or {})).params
+    for base, needs_model in ((PRETRAINED_DIR, False), (RUNS_DIR, True)):
+        if not base.is_dir():
+            continue
+        # The folder named after the game first, so a user's own run of the default config
+        # wins over experiments that happen to train the same game.
+        folders = sorted(p for p in base.iterdir() if p.is_dir() and p != PRETRAINED_DIR)
+        folders.sort(key=lambda p: p.name != name)
+        for folder in folders:
+            if needs_model and not any(
+                (folder / file).is_file() for file in ("best.keras", "latest.keras")
+            ):
+                continue
+            if _config_game(folder / "config.yaml") == (name, wanted):
+                return folder
     return None
+
+
+def _config_game(config: Path) -> tuple[str, dict[str, int]] | None:
+    """The game (name, full parameters) a config or run folder's config trains, if readable."""
+    import yaml
+
+    from .games import make
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        game = data["game"]
+        name = str(game["name"])
+        return name, make(name, **(game.get("params") or {})).params
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError, GameError):
+        return None
 
 
 def _config_params(config: Path) -> dict[str, int] | None:
@@ -862,7 +890,7 @@ def _run(args: argparse.Namespace) -> int:
     def new_game() -> Game:
         return make(name, **params)
 
-    model_path = args.model if args.model is not None else default_model(name)
+    model_path = args.model if args.model is not None else default_model(name, params)
     try:
         p1, p2 = _players(args, new_game(), model_path)
     except _NoModel as missing:

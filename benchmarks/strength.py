@@ -4,7 +4,9 @@ Each model in ``checkpoints/pretrained/<game>/`` plays ``--games`` games (sides 
 against ``uct:200``, ``uct:1000`` and ``uct:5000``, and against the perfect player where the
 game is small enough to solve. The table (score with its 95% confidence interval, and
 wins / draws / losses) is printed, written to ``docs/strength.md`` and, with
-``--readme``, into README.md between its strength markers. Run:
+``--readme``, into README.md between its strength markers. Each row also gives what the model
+cost to train (self-play games and CPU hours, from its ``metadata.json``). Results are kept in
+``docs/strength.json``, so ``--only NAME`` measures one model and keeps the other rows. Run:
 
     python benchmarks/strength.py --readme
 """
@@ -12,6 +14,7 @@ wins / draws / losses) is printed, written to ``docs/strength.md`` and, with
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -26,8 +29,9 @@ from alphazero.players import ModelPlayer, make_player
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
-SIMULATIONS = {"tictactoe": 100, "connect4": 800}
-"""PUCT simulations per move for each game's model; others use --sims."""
+RESULTS = ROOT / "docs" / "strength.json"
+SIMULATIONS = {"tictactoe": 100}
+"""PUCT simulations per move for a model folder, where it differs from --sims."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
 
 
@@ -38,6 +42,16 @@ def cell(result: MatchResult) -> str:
     )
 
 
+def training_cost(folder: Path) -> str:
+    """Self-play games and CPU hours recorded in a run folder's ``metadata.json``."""
+    try:
+        metadata = json.loads((folder / "metadata.json").read_text())
+        hours = metadata["timings"]["cpu_seconds"] / 3600
+        return f"{metadata['games']:,} games<br>{hours:.2f} CPU-h"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "-"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games per opponent (>= 100)")
@@ -45,7 +59,9 @@ def main() -> int:
         "--opponents", default="uct:200,uct:1000,uct:5000", help="comma-separated player specs"
     )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
-    parser.add_argument("--sims", type=int, default=400, help="model simulations per move")
+    parser.add_argument(
+        "--sims", type=int, default=800, help="model simulations per move (tic-tac-toe: 100)"
+    )
     parser.add_argument("--readme", action="store_true", help="also update README.md's table")
     args = parser.parse_args()
 
@@ -56,7 +72,7 @@ def main() -> int:
         print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
         return 2
 
-    rows = []
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     for folder in folders:
         game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
         name, params = game_config["name"], game_config.get("params") or {}
@@ -64,7 +80,7 @@ def main() -> int:
         sims = SIMULATIONS.get(folder.name, args.sims)
         model = ModelPlayer(folder, start, simulations=sims)
         opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
-        cells = []
+        cells = {}
         for seed, spec in enumerate(opponents):
             began = time.perf_counter()
             opponent = make_player(spec, start, seed=seed)
@@ -73,21 +89,32 @@ def main() -> int:
             print(f"{folder.name} ({sims} sims) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
-            cells.append((spec, cell(result)))
-        rows.append((f"{folder.name} ({sims} sims)", cells))
+            cells[spec] = cell(result)
+        results[folder.name] = {
+            "label": f"{folder.name} ({sims} sims)",
+            "training": training_cost(folder),
+            "games": args.games,
+            "cells": cells,
+        }
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")  # after each model: keep work
 
-    specs = list(dict.fromkeys(spec for _, cells in rows for spec, _ in cells))
+    shipped = {p.name for p in PRETRAINED.iterdir()}
+    rows = [(r["label"], r["training"], r["cells"]) for k, r in sorted(results.items())
+            if k in shipped]  # fmt: skip
+    games = sorted({r["games"] for k, r in results.items() if k in shipped})
+    specs = list(dict.fromkeys(spec for _, _, cells in rows for spec in cells))
     lines = [
-        "| model | " + " | ".join(f"vs `{s}`" for s in specs) + " |",
-        "| --- |" + " ---: |" * len(specs),
+        "| model | trained on | " + " | ".join(f"vs `{s}`" for s in specs) + " |",
+        "| --- | ---: |" + " ---: |" * len(specs),
     ]
-    for label, cells in rows:
-        by_spec = dict(cells)
-        lines.append(f"| {label} | " + " | ".join(by_spec.get(s, "-") for s in specs) + " |")
+    for label, training, cells in rows:
+        lines.append(
+            f"| {label} | {training} | " + " | ".join(cells.get(s, "-") for s in specs) + " |"
+        )
     table = "\n".join(lines)
     note = (
-        f"Score (95% CI) and wins/draws/losses over {args.games} games per opponent, sides "
-        f"alternating; `python benchmarks/strength.py --readme` regenerates it."
+        f"Score (95% CI) and wins/draws/losses over {' or '.join(map(str, games))} games per "
+        f"opponent, sides alternating; `python benchmarks/strength.py --readme` regenerates it."
     )
     print("\n" + table)
     (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"

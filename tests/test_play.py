@@ -30,6 +30,7 @@ from alphazero.terminal import (
     LineReader,
     Session,
     Style,
+    default_model,
     format_thought,
     how_to_train,
     parse_game,
@@ -221,6 +222,31 @@ def test_no_model_says_how_to_train_one(tmp_path):
     assert "configs/gomoku.yaml" in how_to_train("gomoku", {"size": 8, "n_in_row": 5}, "gomoku8")
 
 
+def test_default_model_matches_the_board_not_just_the_game(tmp_path, monkeypatch):
+    def run_folder(path: Path, size: int, n_in_row: int, model: bool = True) -> Path:
+        path.mkdir(parents=True)
+        params = f"{{size: {size}, n_in_row: {n_in_row}}}"
+        (path / "config.yaml").write_text(f"game:\n  name: gomoku\n  params: {params}\n")
+        if model:
+            (path / "best.keras").write_bytes(b"")
+        return path
+
+    monkeypatch.chdir(tmp_path)
+    shipped = Path("checkpoints", "pretrained")
+    six = run_folder(shipped / "gomoku_6x6_4", 6, 4)
+    eight = run_folder(shipped / "gomoku_8x8_5", 8, 5)
+    assert default_model("gomoku", {"size": 6, "n_in_row": 4}) == six
+    assert default_model("gomoku", {"size": 8, "n_in_row": 5}) == eight
+    assert default_model("gomoku", {"size": 15, "n_in_row": 5}) is None
+    assert default_model("gomoku", {}) is None  # the 15x15 default is not the 6x6 model
+
+    # A user's own run is found when nothing is shipped, but only once it has a model.
+    run_folder(Path("checkpoints", "mine"), 15, 5, model=False)
+    assert default_model("gomoku", {}) is None
+    (Path("checkpoints", "mine") / "latest.keras").write_bytes(b"")
+    assert default_model("gomoku", {}) == Path("checkpoints", "mine")
+
+
 def test_help_and_bad_options(tmp_path):
     done = subprocess.run(
         [sys.executable, str(PLAY), "--help"], capture_output=True, text=True, timeout=60
@@ -342,6 +368,7 @@ def test_quiet_hides_the_thoughts_and_the_shipped_model_is_the_default(tmp_path,
     shipped = tmp_path / "checkpoints" / "pretrained" / "tictactoe"
     shipped.mkdir(parents=True)
     shutil.copy(tiny_model, shipped / "best.keras")
+    (shipped / "config.yaml").write_text("game:\n  name: tictactoe\n")
     stdin = lines("b2", "hint", *TICTACTOE_POINTS)
     out, _ = play(["--game", "tictactoe", "--sims", "16", "--quiet"], stdin, tmp_path)
     assert "against O (model:tictactoe:16)" in out
