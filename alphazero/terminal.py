@@ -256,43 +256,35 @@ def _config_game(config: Path) -> tuple[str, dict[str, int]] | None:
         return None
 
 
-def _config_params(config: Path) -> dict[str, int] | None:
-    """The game parameters a config file trains with, or ``None`` if it can't be read."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
-        params = data["game"].get("params") or {}
-        return {str(k): int(v) for k, v in params.items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError):
-        return None
-
-
 def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str = "") -> str:
     """One line: there is no model for game ``name`` with ``params``, and how to train one.
 
-    ``shown`` is the ``--game`` text as the person typed it. When ``configs/<name>.yaml``
-    trains another size of the game, the line says to change its parameters.
+    ``shown`` is the ``--game`` text as the person typed it. The line names the config in
+    ``configs/`` that trains this very board; when none does, ``configs/<name>.yaml`` with the
+    parameters to change.
     """
     from .games import make
 
     title = TITLES.get(name, name)
-    config = Path("configs", f"{name}.yaml")
     wanted = make(name, **(params or {})).params
-    trained = _config_params(config)
-    same = trained is None or make(name, **trained).params == wanted
+    configs = sorted(Path("configs").glob("*.yaml"))
+    configs.sort(key=lambda p: p.stem != name)  # configs/<name>.yaml first
+    config = next((c for c in configs if _config_game(c) == (name, wanted)), None)
+    if config is None and _config_game(Path("configs", f"{name}.yaml")) is None:
+        config = Path("configs", f"{name}.yaml")  # not here to read (run from elsewhere)
     game_option = "" if name == DEFAULT_GAME and not shown else f" --game {shown or name}"
-    if name == DEFAULT_GAME and same:
-        train = "`python train.py`"
-    elif same:
-        train = f"`python train.py --config {config}`"
-    else:
+    if config is None:
+        config = Path("configs", f"{name}.yaml")
         settings = ",".join(f"{k}={v}" for k, v in wanted.items())
         train = f"`python train.py --config {config}` (set its game params to {settings})"
-    play = f"`python play.py{game_option} --model {RUNS_DIR / name}`"
+    elif config.stem == DEFAULT_GAME:
+        train = "`python train.py`"
+    else:
+        train = f"`python train.py --config {config}`"
+    play = f"`python play.py{game_option} --model {RUNS_DIR / config.stem}`"
     return (
-        f"no {title} model yet ({PRETRAINED_DIR / name} is missing): train one with {train}, "
-        f"then play it with {play} (or play a baseline: --p2 uct:2000)"
+        f"no {title} model yet (none in {PRETRAINED_DIR} for this board): train one with "
+        f"{train}, then play it with {play} (or play a baseline: --p2 uct:2000)"
     )
 
 

@@ -218,8 +218,17 @@ def test_no_model_says_how_to_train_one(tmp_path):
     assert "\n" not in message and "Traceback" not in message
     assert "`python train.py`" in message
     assert "`python play.py --model checkpoints/connect4`" in message
-    assert "checkpoints/pretrained/connect4" in message
-    assert "configs/gomoku.yaml" in how_to_train("gomoku", {"size": 8, "n_in_row": 5}, "gomoku8")
+    assert "none in checkpoints/pretrained for this board" in message
+
+
+def test_how_to_train_names_the_config_for_that_board(monkeypatch):
+    monkeypatch.chdir(PLAY.parent)
+    eight = how_to_train("gomoku", {"size": 8, "n_in_row": 5}, "gomoku8")
+    assert "`python train.py --config configs/gomoku_8x8.yaml`," in eight
+    assert "--model checkpoints/gomoku_8x8`" in eight
+    fifteen = how_to_train("gomoku", {"size": 15, "n_in_row": 5}, "gomoku15")
+    assert "configs/gomoku.yaml` (set its game params to size=15,n_in_row=5)" in fifteen
+    assert "`python train.py`," in how_to_train("connect4", {})
 
 
 def test_default_model_matches_the_board_not_just_the_game(tmp_path, monkeypatch):
