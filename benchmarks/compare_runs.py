@@ -1,0 +1,131 @@
+"""Compare training runs of one game at equal compute: which setting learns faster per CPU hour?
+
+For each run folder it prints the evaluation history from ``metrics.jsonl`` against the
+training CPU hours spent to reach it (self-play CPU plus training time; the evaluation
+matches themselves are left out, so runs that evaluate at different rates compare fairly).
+Then the runs' models play each other head to head: with ``--cpu-hours H`` the snapshot of
+each run (``models/iter_*.keras``, kept every ``checkpoint.keep_every`` iterations) that had
+spent the most training CPU without passing ``H``; without it, their latest models. Model
+against model games start from random openings of ``--opening`` moves, each opening played
+twice with the sides swapped, since two searches without noise would otherwise replay the same
+game. Run:
+
+    python benchmarks/compare_runs.py checkpoints/dots_and_boxes checkpoints/dots_and_boxes_pcr \\
+        --cpu-hours 0.5 --games 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from alphazero.arena import play_match
+from alphazero.games import make
+from alphazero.games.base import Game
+from alphazero.players import ModelPlayer
+
+
+def history(run: Path) -> list[dict]:
+    """One row per iteration: iteration, games, cumulative training CPU hours, evaluation."""
+    rows, cpu = [], 0.0
+    for line in (run / "metrics.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        cpu += record["selfplay"].get("cpu_seconds", 0.0) + record.get("train_seconds", 0.0)
+        rows.append(
+            {
+                "iteration": record["iteration"],
+                "games": record["games"],
+                "cpu_hours": cpu / 3600,
+                "evaluation": record.get("evaluation"),
+            }
+        )
+    return rows
+
+
+def snapshot(run: Path, rows: list[dict], cpu_hours: float | None) -> tuple[Path, dict]:
+    """The kept model with the most training CPU up to ``cpu_hours`` (None: the latest)."""
+    if cpu_hours is None:
+        return run / "latest.keras", rows[-1]
+    kept = {int(p.stem.split("_")[1]): p for p in (run / "models").glob("iter_*.keras")}
+    within = [r for r in rows if r["iteration"] in kept and r["cpu_hours"] <= cpu_hours]
+    if not within:
+        raise SystemExit(f"error: {run} kept no model within {cpu_hours} CPU hours")
+    row = within[-1]
+    return kept[row["iteration"]], row
+
+
+def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:
+    """``count`` positions reached by ``moves`` uniformly random moves (none finished)."""
+    found: list[Game] = []
+    while len(found) < count:
+        game = start
+        for _ in range(moves):
+            if game.score is not None:
+                break
+            game = game.sim_move(int(rng.choice(game.available_moves)))
+        if game.score is None:
+            found.append(game)
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders of the same game")
+    parser.add_argument(
+        "--cpu-hours", type=float, default=None, help="snapshots at this training CPU"
+    )
+    parser.add_argument("--games", type=int, default=100, help="head-to-head games per pair")
+    parser.add_argument("--sims", type=int, default=200, help="simulations per move")
+    parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    games = set()
+    for run in args.runs:
+        config = yaml.safe_load((run / "config.yaml").read_text())["game"]
+        games.add((config["name"], json.dumps(config.get("params") or {}, sort_keys=True)))
+    if len(games) != 1:
+        print("error: the runs train different games", file=sys.stderr)
+        return 2
+    name, params = next(iter(games))
+    start = make(name, **json.loads(params))
+
+    players = []
+    for run in args.runs:
+        rows = history(run)
+        print(f"\n{run}: evaluations by training CPU")
+        for row in rows:
+            if row["evaluation"]:
+                opponents = row["evaluation"]["opponents"].items()
+                scores = ", ".join(
+                    f"{spec} {o['wins']}/{o['draws']}/{o['losses']}" for spec, o in opponents
+                )
+                print(f"  iteration {row['iteration']:4d}  {row['games']:6d} games  "
+                      f"{row['cpu_hours']:.2f} CPU-h  {scores}")  # fmt: skip
+        path, row = snapshot(run, rows, args.cpu_hours)
+        print(f"  head to head: {path} (iteration {row['iteration']}, {row['games']} games, "
+              f"{row['cpu_hours']:.2f} CPU-h)")  # fmt: skip
+        player = ModelPlayer(path, start, simulations=args.sims)
+        player.name = f"{run.name}@{row['iteration']}"
+        players.append(player)
+
+    rng = np.random.default_rng(args.seed)
+    print()
+    for a, b in itertools.combinations(players, 2):
+        pairs = openings(start, (args.games + 1) // 2, args.opening, rng)
+        queue = iter([game for game in pairs for _ in range(2)])
+        result = play_match(a, b, lambda q=queue: next(q), 2 * len(pairs))
+        low, high = result.score_interval()
+        print(f"{a.name} vs {b.name}: {result.wins}/{result.draws}/{result.losses}, "
+              f"score {result.score:.1%} (95% CI {low:.1%}-{high:.1%})")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
