@@ -72,7 +72,6 @@ def main() -> int:
         print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
         return 2
 
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     for folder in folders:
         game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
         name, params = game_config["name"], game_config.get("params") or {}
@@ -90,13 +89,17 @@ def main() -> int:
                   f"{result.losses}, score {result.score:.1%} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
             cells[spec] = cell(result)
+        # Read again just before writing: another --only run may have added its row meanwhile.
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         results[folder.name] = {
             "label": f"{folder.name} ({sims} sims)",
             "training": training_cost(folder),
             "games": args.games,
             "cells": cells,
         }
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")  # after each model: keep work
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
 
     shipped = {p.name for p in PRETRAINED.iterdir()}
     rows = [(r["label"], r["training"], r["cells"]) for k, r in sorted(results.items())
