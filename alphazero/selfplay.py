@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
-from .search import Node, Policy, run_simulations
+from .search import Node, Policy, add_dirichlet_noise, search_step
 
 
 @dataclass
@@ -95,6 +95,8 @@ class _Slot:
     moves: int = 0
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
+    remaining: int = 0
+    """Simulations left in this move's search."""
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
 
 
@@ -107,7 +109,12 @@ def play_games(
     rng: np.random.Generator,
     progress: bool = True,
 ) -> tuple[Examples, SelfPlayStats]:
-    """Play ``num_games`` games against itself, ``selfplay.parallel_games`` at a time."""
+    """Play ``num_games`` games against itself, ``selfplay.parallel_games`` at a time.
+
+    Every step searches all the games in flight with one network call, and a game moves on
+    as soon as its own search is done, so games whose moves get different budgets (playout
+    cap randomisation) keep the batch full.
+    """
     stats = SelfPlayStats()
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
@@ -116,36 +123,37 @@ def play_games(
     started = 0
     start_time = time.perf_counter()
     cpu_start = time.process_time()
+    noise = (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
     bar = tqdm(total=num_games, desc="self-play", unit="game", disable=not progress, leave=False)
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
-            active.append(_Slot(Node(new_game())))
+            slot = _Slot(Node(new_game()))
+            _begin_search(slot, search, selfplay, rng)
+            active.append(slot)
             started += 1
         roots = [slot.root for slot in active]
+        remaining = [slot.remaining for slot in active]
         before = sum(root.N for root in roots)
-        if selfplay.fast_simulations is not None:  # playout cap randomisation
-            for slot in active:
-                slot.full = bool(rng.random() < selfplay.full_search_share)
-        stats.network_calls += run_simulations(
+        stats.network_calls += search_step(
             roots,
             policy,
-            [search.simulations if s.full else selfplay.fast_simulations for s in active],  # type: ignore[misc]
+            remaining,
             search.c_puct,
             leaves_per_tree=search.leaves_per_tree,
             virtual_loss=search.virtual_loss,
-            noise=(
-                search.dirichlet_alpha,
-                search.dirichlet_weight,
-                rng,
-                search.dirichlet_alpha_scaled,
-            ),
-            noisy=[slot.full for slot in active],  # fast searches explore without noise
+            noise=noise,
+            noisy_roots={id(slot.root) for slot in active if slot.full},
         )
         stats.simulations += sum(root.N for root in roots) - before
         still_active = []
-        for slot in active:
+        for slot, left in zip(active, remaining, strict=True):
+            slot.remaining = left
+            if left:
+                still_active.append(slot)
+                continue
             score = _advance(slot, selfplay, rng, stats)
             if score is None:
+                _begin_search(slot, search, selfplay, rng)
                 still_active.append(slot)
                 continue
             _finish(slot, score, selfplay, stats, planes, policies, values)
@@ -168,6 +176,28 @@ def play_games(
         values=np.asarray(values, dtype=np.float32),
     )
     return examples, stats
+
+
+def _begin_search(
+    slot: _Slot, search: SearchConfig, selfplay: SelfPlayConfig, rng: np.random.Generator
+) -> None:
+    """Set up the search for the move at ``slot.root``: its budget and its root noise.
+
+    With playout cap randomisation most moves get the cheap search, without noise (they only
+    move the game on); the rest get the full one. A root kept from the last move's tree
+    already has children and gets its noise now; a fresh one gets it once expanded.
+    """
+    fast = selfplay.fast_simulations
+    slot.full = fast is None or bool(rng.random() < selfplay.full_search_share)
+    slot.remaining = search.simulations if slot.full else fast  # type: ignore[assignment]
+    if slot.full and slot.root.children:
+        add_dirichlet_noise(
+            slot.root,
+            search.dirichlet_alpha,
+            search.dirichlet_weight,
+            rng,
+            search.dirichlet_alpha_scaled,
+        )
 
 
 def _advance(

@@ -72,6 +72,26 @@ def test_playout_cap_randomisation_keeps_only_full_searches():
     assert stats.simulations < 0.6 * 16 * stats.moves  # most moves were cheap
 
 
+def test_cheap_searches_move_on_and_keep_the_network_batch_full():
+    sizes: list[int] = []
+
+    def counting(planes):
+        sizes.append(len(planes))
+        return np.zeros((len(planes), 7)), np.zeros(len(planes))
+
+    search = SearchConfig(simulations=32)
+    capped = SelfPlayConfig(
+        games_per_iteration=8, parallel_games=8, fast_simulations=4, full_search_share=0.5
+    )
+    rng = np.random.default_rng(0)
+    play_games(lambda: make("connect4"), counting, 8, search, capped, rng, False)
+    # Before the first game can end (7 moves), all 8 games are searched at every step: a
+    # game whose cheap search is done plays its move and starts the next search at once,
+    # instead of waiting for the full searches of the others.
+    assert sizes[:60] == [8] * 60
+    assert max(sizes) == 8
+
+
 def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
     def peak(scaled):
         peaks = []

@@ -7,7 +7,7 @@ then ``expand``s them and ``backup``s every path. Finished and proven leaves ski
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from .node import (
@@ -49,35 +49,66 @@ def run_simulations(
             if root.children and id(root) in noisy_roots:
                 add_dirichlet_noise(root, *noise)
     remaining = [n if root.game.score is None else 0 for n, root in zip(counts, roots, strict=True)]
-    loss = virtual_loss if leaves_per_tree > 1 else 0.0
     calls = 0
     while any(remaining):
-        paths: list[list[Node]] = []
-        pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
-        for i, root in enumerate(roots):
-            for _ in range(min(leaves_per_tree, remaining[i])):
-                path = select(root, c_puct, loss)
-                leaf = path[-1]
-                if needs_evaluation(leaf):
-                    if id(leaf) in pending:  # picked twice: give the simulation back
-                        revert(path, loss)
-                        break
-                    pending[id(leaf)] = leaf
-                paths.append(path)
-                remaining[i] -= 1
-        values: dict[int, float] = {}
-        if pending:
-            leaves = list(pending.values())
-            priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
-            calls += 1
-            for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
-                expand(leaf, prior)
-                if noise is not None and leaf.mother is None and id(leaf) in noisy_roots:
-                    add_dirichlet_noise(leaf, *noise)
-                values[id(leaf)] = float(value)
-        for path in paths:
-            leaf = path[-1]
-            # A proof found on expansion beats the network's estimate.
-            value = leaf.solved if leaf.solved is not None else values[id(leaf)]
-            backup(path, value, loss)
+        calls += search_step(
+            roots,
+            policy,
+            remaining,
+            c_puct,
+            leaves_per_tree=leaves_per_tree,
+            virtual_loss=virtual_loss,
+            noise=noise,
+            noisy_roots=noisy_roots,
+        )
     return calls
+
+
+def search_step(
+    roots: Sequence[Node],
+    policy: Policy,
+    remaining: list[int],
+    c_puct: float,
+    *,
+    leaves_per_tree: int = 1,
+    virtual_loss: float = 1.0,
+    noise: tuple[Any, ...] | None = None,
+    noisy_roots: Collection[int] = (),
+) -> int:
+    """One step of the search over many trees; return the network calls made (0 or 1).
+
+    Each root with simulations left (``remaining [B]``, decreased in place) gets up to
+    ``leaves_per_tree`` leaves selected; the leaves that need the network are evaluated in
+    one call, expanded, and every path is backed up. A root in ``noisy_roots`` (by ``id``)
+    that is expanded here gets Dirichlet ``noise``. Callers that move a game on as soon as
+    its own search is done (self-play) call this directly, so the batch stays full.
+    """
+    loss = virtual_loss if leaves_per_tree > 1 else 0.0
+    paths: list[list[Node]] = []
+    pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
+    for i, root in enumerate(roots):
+        for _ in range(min(leaves_per_tree, remaining[i])):
+            path = select(root, c_puct, loss)
+            leaf = path[-1]
+            if needs_evaluation(leaf):
+                if id(leaf) in pending:  # picked twice: give the simulation back
+                    revert(path, loss)
+                    break
+                pending[id(leaf)] = leaf
+            paths.append(path)
+            remaining[i] -= 1
+    values: dict[int, float] = {}
+    if pending:
+        leaves = list(pending.values())
+        priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
+        for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
+            expand(leaf, prior)
+            if noise is not None and leaf.mother is None and id(leaf) in noisy_roots:
+                add_dirichlet_noise(leaf, *noise)
+            values[id(leaf)] = float(value)
+    for path in paths:
+        leaf = path[-1]
+        # A proof found on expansion beats the network's estimate.
+        value = leaf.solved if leaf.solved is not None else values[id(leaf)]
+        backup(path, value, loss)
+    return 1 if pending else 0
