@@ -238,6 +238,19 @@ def test_a_proven_lost_root_keeps_searching_by_priors_not_its_first_move():
     assert choice.action in (1, 5)
 
 
+def test_sampling_with_temperature_never_plays_a_proven_loss():
+    """X has three in column 1; O must block it. At temperature 1 the moves are sampled from
+    the visits, but a move the search has proven lost is never one of them."""
+    game = make("connect4").__class__.from_moves([0, 6, 0, 6, 0])
+    root = search(game, simulations=100)
+    assert root.solved is None  # the block is not proven either way
+    lost = [a for a, c in root.children.items() if c.outcome == -1.0]
+    assert sorted(lost) == [1, 2, 3, 4, 5, 6]  # every other move lets X win at once
+    assert sum(root.children[a].N for a in lost) > 0  # visited, so sampling could pick them
+    picks = {root.next(1.0, np.random.default_rng(seed)).action for seed in range(200)}
+    assert picks == {0}
+
+
 def test_a_proven_won_root_plays_an_immediate_win():
     game = make("connect4").__class__.from_moves([0, 6, 0, 6, 0, 6, 1])  # X can win at once
     game = game.sim_move(5)  # O blunders; X wins in one in column 1 (0)

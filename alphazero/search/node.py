@@ -76,8 +76,9 @@ class Node:
     def next(self, tau: float = 1.0, rng: np.random.Generator | None = None) -> Choice:
         """Pick the move to play from the visit counts sharpened by temperature ``tau``.
 
-        A proven win is always taken. ``tau`` near 0 takes the most visited move (ties broken
-        at random); ``tau = 1`` samples in proportion to visits. The chosen child is detached
+        A proven win is always taken and a move proven lost never is while another is not.
+        ``tau`` near 0 takes the most visited move (ties broken at random); ``tau = 1``
+        samples in proportion to visits. The chosen child is detached
         from this tree and becomes the new root, keeping its subtree.
 
         Returns the child, the search value of this position for the player to move here,
@@ -100,10 +101,12 @@ class Node:
             immediate = wins[0].game.score is not None
             chosen = wins[0] if immediate else max(wins, key=lambda c: c.N)
         else:
-            # Visits decide as usual; at a proven draw only among the moves that keep it
-            # (at a proven loss every move is equal).
-            pool = children
-            if self.solved is not None:
+            # Visits decide as usual, but never for a move proven lost while another is not
+            # (temperature would otherwise sample blunders into the training games); at a
+            # proven draw only among the moves that keep it; at a proven loss all are equal.
+            if self.solved is None:
+                pool = [c for c in children if c.outcome != -1.0] or children
+            else:
                 pool = [c for c in children if c.outcome == self.solved] or children
             counts = np.array([c.N for c in pool], dtype=np.float64)
             if counts.max() <= 0:
