@@ -1,0 +1,54 @@
+"""The models shipped in ``checkpoints/pretrained/``: each is a complete, resumable run folder
+that records its training cost, loads for its game, plays legal moves, and is the model
+``play.py`` picks for that game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphazero.checkpoints import RunDir
+from alphazero.games import make
+from alphazero.players import ModelPlayer
+from alphazero.terminal import default_model
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = sorted(p for p in (ROOT / "checkpoints" / "pretrained").iterdir() if p.is_dir())
+
+
+def test_every_game_in_the_issue_has_a_shipped_folder():
+    names = {p.name for p in SHIPPED}
+    assert {"tictactoe", "connect4", "dots_and_boxes"} <= names
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
+def test_shipped_run_is_complete_and_records_its_cost(folder):
+    run = RunDir.open(folder)
+    config = run.load_config()
+    metadata = run.read_metadata()
+    assert metadata["games"] > 0 and metadata["timings"]["cpu_seconds"] > 0
+    assert metadata["game"] == {"name": config.game.name, "params": dict(config.game.params)}
+    named = [metadata["model"], metadata["best"], metadata["buffer"], *metadata["kept_models"]]
+    for name in named:
+        assert (folder / name).is_file(), name  # everything --resume needs is there
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
+def test_shipped_model_plays_legal_moves_and_is_the_default(folder, monkeypatch):
+    config = RunDir.open(folder).load_config()
+    game = make(config.game.name, **config.game.params)
+    player = ModelPlayer(folder, game, simulations=8)
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # a few moves into the game, alternating model and random moves
+        if game.score is not None:
+            break
+        move = player(game)
+        assert move in game.available_moves
+        game = game.sim_move(move)
+        if game.score is None:
+            game = game.sim_move(int(rng.choice(game.available_moves)))
+    monkeypatch.chdir(ROOT)
+    found = default_model(config.game.name, dict(config.game.params))
+    assert found is not None and found.resolve() == folder.resolve()
