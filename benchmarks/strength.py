@@ -30,8 +30,9 @@ from alphazero.players import ModelPlayer, make_player
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
 RESULTS = ROOT / "docs" / "strength.json"
-SIMULATIONS = {"tictactoe": 100}
-"""PUCT simulations per move for a model folder, where it differs from --sims."""
+SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400}
+"""PUCT simulations per move for a model folder, where it differs from --sims (Gomoku 8x8:
+its games are the longest, and 400 keep its 300 games within about half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
 
 
@@ -60,7 +61,7 @@ def main() -> int:
     )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
     parser.add_argument(
-        "--sims", type=int, default=800, help="model simulations per move (tic-tac-toe: 100)"
+        "--sims", type=int, default=800, help="model simulations per move (see SIMULATIONS)"
     )
     parser.add_argument("--readme", action="store_true", help="also update README.md's table")
     args = parser.parse_args()
