@@ -64,12 +64,17 @@ def main() -> int:
         "--sims", type=int, default=800, help="model simulations per move (see SIMULATIONS)"
     )
     parser.add_argument("--readme", action="store_true", help="also update README.md's table")
+    parser.add_argument(
+        "--table-only", action="store_true", help="play nothing: rewrite the table from the results"
+    )
     args = parser.parse_args()
 
     folders = sorted(p for p in PRETRAINED.iterdir() if (p / "config.yaml").exists())
     if args.only:
         folders = [p for p in folders if p.name == args.only]
-    if not folders:
+    if args.table_only:
+        folders = []
+    elif not folders:
         print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
         return 2
 
@@ -118,7 +123,9 @@ def main() -> int:
     table = "\n".join(lines)
     note = (
         f"Score (95% CI) and wins/draws/losses over {' or '.join(map(str, games))} games per "
-        f"opponent, sides alternating; `python benchmarks/strength.py --readme` regenerates it."
+        f'opponent, sides alternating; the model plays its run\'s best.keras, and "trained on" '
+        f"is the run's total when it was measured. `python benchmarks/strength.py --readme` "
+        f"regenerates it."
     )
     print("\n" + table)
     (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"
