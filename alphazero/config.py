@@ -83,6 +83,12 @@ class SelfPlayConfig:
     """With ``fast_simulations``: the share of moves that get the full search."""
     value_target_mix: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Value target = (1 - mix) * game result + mix * search value (both for the mover)."""
+    value_discount: float = field(default=1.0, metadata=_range(0.5, 1.0))
+    """The game result in a value target counts ``value_discount ** (moves to the end - 1)``.
+    Below 1 a quick win is worth more than a slow one and a slow loss is less bad than a
+    quick one: in a game the first player wins with best play, the second player's positions
+    are otherwise all worth -1 and its search has no reason to prefer the stubborn defence
+    that a fallible opponent can go wrong against."""
     workers: int = field(default=1, metadata=_range(1, 4096))
     """Self-play processes (each searching many games at once) feeding one learner."""
     backend: Literal["local", "ray"] = "local"

@@ -90,8 +90,8 @@ class _Slot:
     """One game in flight."""
 
     root: Node
-    records: list[tuple[np.ndarray, np.ndarray, int, float]] = field(default_factory=list)
-    """(planes, visit distribution, player to move, search value for that player)."""
+    records: list[tuple[np.ndarray, np.ndarray, int, float, int]] = field(default_factory=list)
+    """(planes, visit distribution, player to move, search value, move number) per example."""
     moves: int = 0
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
@@ -209,7 +209,9 @@ def _advance(
     tau = 1.0 if slot.moves < selfplay.temperature_moves else selfplay.final_temperature
     choice = root.next(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
-        slot.records.append((game.encode(), choice.policy, game.player, choice.value))
+        slot.records.append(
+            (game.encode(), choice.policy, game.player, choice.value, slot.moves)
+        )
     slot.moves += 1
     stats.moves += 1
     slot.root = choice.node
@@ -246,11 +248,13 @@ def _finish(
     if slot.would_resign is not None and score != -slot.would_resign:
         stats.false_resignations += 1
     game = slot.root.game
-    mix = selfplay.value_target_mix
-    for board, policy, player, search_value in slot.records:
-        # The result for the player to move there, optionally blended with the search's
-        # estimate (less noisy early in training, when results are mostly luck).
-        outcome = (1 - mix) * float(score * player) + mix * search_value
+    mix, discount = selfplay.value_target_mix, selfplay.value_discount
+    for board, policy, player, search_value, move in slot.records:
+        # The result for the player to move there (discounted by the moves still to come),
+        # optionally blended with the search's estimate (less noisy early in training, when
+        # results are mostly luck).
+        result = float(score * player) * discount ** (slot.moves - 1 - move)
+        outcome = (1 - mix) * result + mix * search_value
         pairs = game.symmetries(board, policy) if selfplay.augment else [(board, policy)]
         for sym_planes, sym_policy in pairs:
             planes.append(sym_planes)

@@ -24,8 +24,8 @@ def finished_slot(players, values=None):
     slot = _Slot(Node(game))
     values = values or [0.0] * len(players)
     planes = game.encode()
-    for player, value in zip(players, values, strict=True):
-        slot.records.append((planes, np.full(4, 0.25, np.float32), player, value))
+    for move, (player, value) in enumerate(zip(players, values, strict=True)):
+        slot.records.append((planes, np.full(4, 0.25, np.float32), player, value, move))
     slot.moves = len(players)
     return slot
 
@@ -52,6 +52,18 @@ def test_value_target_mix_blends_the_result_with_the_search_value():
     slot = finished_slot([1, -1], values=[0.2, -0.6])
     _finish(slot, 1, config, SelfPlayStats(), planes, policies, values)
     assert values == pytest.approx([0.75 * 1 + 0.25 * 0.2, 0.75 * -1 + 0.25 * -0.6])
+
+
+def test_value_discount_makes_a_slow_loss_less_bad_than_a_quick_one():
+    planes, policies, values = [], [], []
+    config = SelfPlayConfig(augment=False, value_discount=0.9)
+    _finish(finished_slot([1, -1, 1, -1, 1]), 1, config, SelfPlayStats(), planes, policies, values)
+    # The winning move itself counts in full; every move before it shrinks the result.
+    assert values == pytest.approx([0.9**4, -(0.9**3), 0.9**2, -0.9, 1.0])
+    # Extra turns (Dots and Boxes) count as moves: the discount is per move, not per turn.
+    values.clear()
+    _finish(finished_slot([1, 1, -1]), -1, config, SelfPlayStats(), planes, policies, values)
+    assert values == pytest.approx([-(0.9**2), -0.9, 1.0])
 
 
 def test_playout_cap_randomisation_keeps_only_full_searches():
