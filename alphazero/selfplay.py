@@ -209,9 +209,7 @@ def _advance(
     tau = 1.0 if slot.moves < selfplay.temperature_moves else selfplay.final_temperature
     choice = root.next(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
-        slot.records.append(
-            (game.encode(), choice.policy, game.player, choice.value, slot.moves)
-        )
+        slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.moves += 1
     stats.moves += 1
     slot.root = choice.node
