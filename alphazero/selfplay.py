@@ -98,6 +98,8 @@ class _Slot:
     remaining: int = 0
     """Simulations left in this move's search."""
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
+    weak_player: int | None = None
+    """The side that plays with a small fresh search and is not recorded (weak_side_share)."""
 
 
 def play_games(
@@ -128,6 +130,8 @@ def play_games(
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
             slot = _Slot(Node(new_game()))
+            if rng.random() < selfplay.weak_side_share:
+                slot.weak_player = int(rng.choice((1, -1)))
             _begin_search(slot, search, selfplay, rng)
             active.append(slot)
             started += 1
@@ -185,8 +189,14 @@ def _begin_search(
 
     With playout cap randomisation most moves get the cheap search, without noise (they only
     move the game on); the rest get the full one. A root kept from the last move's tree
-    already has children and gets its noise now; a fresh one gets it once expanded.
+    already has children and gets its noise now; a fresh one gets it once expanded. The weak
+    side of a ``weak_side_share`` game always gets the small search, from a fresh tree.
     """
+    if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
+        # A fresh tree: the subtree kept from the other side's full search would make it strong.
+        slot.root = Node(slot.root.game)
+        slot.full, slot.remaining = False, selfplay.weak_side_simulations
+        return
     fast = selfplay.fast_simulations
     slot.full = fast is None or bool(rng.random() < selfplay.full_search_share)
     slot.remaining = search.simulations if slot.full else fast  # type: ignore[assignment]

@@ -84,6 +84,23 @@ def test_playout_cap_randomisation_keeps_only_full_searches():
     assert stats.simulations < 0.6 * 16 * stats.moves  # most moves were cheap
 
 
+def test_the_weak_side_searches_little_and_leaves_no_examples():
+    rng = np.random.default_rng(0)
+    search = SearchConfig(simulations=16)
+    weak = SelfPlayConfig(
+        games_per_iteration=8,
+        parallel_games=8,
+        augment=False,
+        weak_side_share=1.0,
+        weak_side_simulations=2,
+    )
+    examples, stats = play_games(lambda: make("connect4"), uniform(7), 8, search, weak, rng, False)
+    # Connect Four alternates, so each game's strong side made half its moves (rounded up).
+    assert stats.moves // 2 <= len(examples) <= (stats.moves + 8) // 2
+    # Every weak move searched 2 simulations, every strong one 16.
+    assert stats.simulations == 16 * len(examples) + 2 * (stats.moves - len(examples))
+
+
 def test_cheap_searches_move_on_and_keep_the_network_batch_full():
     sizes: list[int] = []
 
