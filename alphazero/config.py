@@ -91,7 +91,8 @@ class SelfPlayConfig:
     that a fallible opponent can go wrong against."""
     weak_side_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games in which one side, drawn at random, searches every move afresh with
-    only ``weak_side_simulations`` and is not recorded. The other side then meets imperfect
+    only ``weak_side_simulations``, samples its move in proportion to the visits (temperature
+    1) and is not recorded. The other side then meets imperfect
     play, as it will against real opponents: in a game the first player wins with best play,
     self-play otherwise shows the second player only flawless attacks, against which no
     defence works, so it never learns the defence that a fallible attacker fails against."""

@@ -216,7 +216,9 @@ def _advance(
     """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
     root = slot.root
     game = root.game
-    tau = 1.0 if slot.moves < selfplay.temperature_moves else selfplay.final_temperature
+    weak = slot.weak_player == game.player  # the weak side samples every move
+    opening = slot.moves < selfplay.temperature_moves
+    tau = 1.0 if weak or opening else selfplay.final_temperature
     choice = root.next(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
