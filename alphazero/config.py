@@ -88,14 +88,15 @@ class SelfPlayConfig:
     Below 1 a quick win is worth more than a slow one and a slow loss is less bad than a
     quick one: in a game the first player wins with best play, the second player's positions
     are otherwise all worth -1 and its search has no reason to prefer the stubborn defence
-    that a fallible opponent can go wrong against."""
+    that a fallible opponent can go wrong against. (On Gomoku 6x6 it made the defence worse:
+    docs/learning_speed.md.)"""
     weak_side_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games in which one side, drawn at random, searches every move afresh with
     only ``weak_side_simulations``, samples its move in proportion to the visits (temperature
-    1) and is not recorded. The other side then meets imperfect
-    play, as it will against real opponents: in a game the first player wins with best play,
-    self-play otherwise shows the second player only flawless attacks, against which no
-    defence works, so it never learns the defence that a fallible attacker fails against."""
+    1) and is not recorded. The other side then meets imperfect play, as it will against real
+    opponents: in a game the first player wins with best play, self-play otherwise shows the
+    second player only flawless attacks, against which no defence works. (On Gomoku 6x6 it
+    did not help: docs/learning_speed.md.)"""
     weak_side_simulations: int = field(default=16, metadata=_range(1, 1_000_000))
     """The weak side's simulations per move (see ``weak_side_share``)."""
     workers: int = field(default=1, metadata=_range(1, 4096))
