@@ -101,15 +101,34 @@ def make_optimizer(config: TrainConfig) -> keras.optimizers.Optimizer:
     raise ValueError(f"unknown optimizer {config.optimizer!r}")
 
 
+def set_schedule(optimizer: keras.optimizers.Optimizer, config: TrainConfig) -> None:
+    """Give a resumed ``optimizer`` the learning rate or schedule of ``config``.
+
+    The step count and slot variables stay as saved; only the rate changes. With the config
+    a run was saved with this gives the same rates, so a resume stays exact; with an edited
+    one (say ``lr_schedule: step`` to drop the rate from here on) the edit takes effect.
+    Schedules are functions of the optimizer's total step count, not of this session's.
+    """
+    schedule = make_schedule(config)
+    try:
+        optimizer.learning_rate = schedule
+    except TypeError:
+        # Keras cannot turn a schedule back into a plain rate: a step decay that never
+        # decays is that constant rate.
+        optimizer.learning_rate = StepDecay(float(schedule), decay_steps=1, factor=1.0)
+
+
 # --------------------------------------------------------------------------- trainer
 class Trainer:
     """Gradient steps on ``policy CE + win/draw/loss CE + L2`` for a ``build_network`` model.
 
     If ``model`` is already compiled with an optimizer (as after ``keras.models.load_model``
-    of a model saved by this project), that optimizer is reused, so its step count, schedule
-    and slot variables resume exactly; the optimizer settings of ``config`` are then ignored
-    (a warning says so if the optimizer kind differs). Otherwise ``make_optimizer(config)``
-    is attached with ``model.compile``, so that ``model.save`` stores its state.
+    of a model saved by this project), that optimizer is reused, so its step count and slot
+    variables resume exactly, and ``set_schedule`` gives it the learning rate of ``config``
+    (an edited ``config.yaml`` takes effect on ``--resume``). The saved optimizer kind and
+    momentum are kept (a warning says so if ``config`` asks for another optimizer).
+    Otherwise ``make_optimizer(config)`` is attached with ``model.compile``, so that
+    ``model.save`` stores its state.
 
     The train step is one ``tf.function`` with a batch dimension of ``None``: batches of any
     size, including a short one, use the same single trace (``trace_count`` stays 1). It is
@@ -129,6 +148,8 @@ class Trainer:
                 f"train.optimizer={config.optimizer!r} is ignored",
                 stacklevel=2,
             )
+        else:
+            set_schedule(optimizer, config)
         self.optimizer: keras.optimizers.Optimizer = model.optimizer
         if not self.optimizer.built:
             self.optimizer.build(model.trainable_variables)

@@ -298,6 +298,36 @@ def test_save_and_load_round_trip_with_optimizer_state(tmp_path, optimizer, sche
     assert len(load_model(path).optimizer.variables) == len(loaded.optimizer.variables)
 
 
+@pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
+def test_resume_takes_the_learning_rate_of_an_edited_config(tmp_path) -> None:
+    planes = random_positions("tictactoe", {}, 16, seed=12)
+    policies, values = random_targets(16, 9, seed=13)
+    model = build_network((3, 3, 3), 9, TINY)
+    trainer = Trainer(model, TrainConfig(learning_rate=0.02, batch_size=16))
+    for _ in range(3):
+        trainer.train_step(planes, policies, values)
+    model.save(tmp_path / "constant.keras")
+
+    # constant -> step: the drop counts the 3 steps already taken
+    dropped = TrainConfig(
+        learning_rate=0.02, lr_schedule="step", lr_decay_steps=3, lr_min_factor=0.1, batch_size=16
+    )
+    resumed = Trainer(keras.models.load_model(tmp_path / "constant.keras"), dropped)
+    assert resumed.iterations == 3
+    step = resumed.train_step(planes, policies, values)
+    assert step["learning_rate"] == pytest.approx(0.002, rel=1e-5)
+    resumed.model.save(tmp_path / "step.keras")
+
+    # step -> constant, which Keras cannot set directly on a schedule
+    constant = TrainConfig(learning_rate=0.005, batch_size=16)
+    again = Trainer(keras.models.load_model(tmp_path / "step.keras"), constant)
+    assert again.iterations == 4
+    assert again.train_step(planes, policies, values)["learning_rate"] == pytest.approx(0.005)
+    again.model.save(tmp_path / "constant_again.keras")
+    reloaded = keras.models.load_model(tmp_path / "constant_again.keras")
+    assert float(tf.convert_to_tensor(reloaded.optimizer.learning_rate)) == pytest.approx(0.005)
+
+
 def test_step_schedule() -> None:
     config = TrainConfig(
         learning_rate=0.1, lr_schedule="step", lr_decay_steps=10, lr_min_factor=0.01
