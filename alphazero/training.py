@@ -7,11 +7,8 @@ killed at any moment loses at most the iteration in flight.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +22,7 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 from .checkpoints import CheckpointError, RunDir, append_metrics
 from .config import Config
 from .games import make
+from .interrupts import deferred_interrupt
 from .replay_buffer import ReplayBuffer
 from .workers import make_backend
 
@@ -76,23 +74,6 @@ class RunState:
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
         )
-
-
-@contextlib.contextmanager
-def _deferred_interrupt() -> Iterator[None]:
-    """Hold Ctrl-C until the block ends, so a checkpoint is never left half written."""
-    received: list[Any] = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda *args: received.append(args))
-    except ValueError:  # not the main thread: nothing to defer
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if received:
-            raise KeyboardInterrupt
 
 
 def train(
@@ -199,7 +180,7 @@ def train(
             keep = bool(config.checkpoint.keep_every) and (
                 iteration % config.checkpoint.keep_every == 0
             )
-            with _deferred_interrupt():
+            with deferred_interrupt():
                 run.save(iteration, model, buffer, meta, keep=keep, is_best=is_best)
                 append_metrics(run.path, record)
             _write_tensorboard(run.path, record)

@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from ..config import Config
 from ..games import make
+from ..interrupts import sigint_ignored
 from ..selfplay import Examples, SelfPlayStats, play_games
 from . import WorkerError, merge, split_games
 
@@ -220,7 +221,7 @@ class ProcessBackend:
         self._closed = False
         self._busy = False
         self._finalizer = weakref.finalize(self, _stop, self._processes, self._conns, False)
-        with _sigint_ignored():  # children start (and stay) deaf to Ctrl-C
+        with sigint_ignored():  # children start (and stay) deaf to Ctrl-C
             for index in range(self.workers):
                 ours, theirs = context.Pipe()
                 process = context.Process(
@@ -364,20 +365,6 @@ def _stop(processes: list[Any], conns: list[Connection], politely: bool) -> None
             process.join(timeout=2.0)
     for conn in conns:
         conn.close()
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore Ctrl-C while starting workers: they inherit that, so only the driver gets it."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread; the workers ignore it once they run
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 __all__ = [

@@ -1,0 +1,40 @@
+"""Ctrl-C handling shared by the training loop and the worker processes."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+
+@contextlib.contextmanager
+def sigint_handler(handler: Any) -> Iterator[None]:
+    """Handle SIGINT with ``handler`` (a function or ``signal.SIG_IGN``) inside the block.
+
+    Off the main thread Python cannot install handlers, so the block then runs unchanged.
+    """
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, so a checkpoint is never left half written."""
+    received: list[Any] = []
+    with sigint_handler(lambda *args: received.append(args)):
+        yield
+    if received:
+        raise KeyboardInterrupt
+
+
+def sigint_ignored() -> contextlib.AbstractContextManager[None]:
+    """Ignore Ctrl-C while starting workers: they inherit that, so only the driver gets it."""
+    return sigint_handler(signal.SIG_IGN)
