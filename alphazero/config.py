@@ -99,6 +99,10 @@ class SelfPlayConfig:
     did not help: docs/learning_speed.md.)"""
     weak_side_simulations: int = field(default=16, metadata=_range(1, 1_000_000))
     """The weak side's simulations per move (see ``weak_side_share``)."""
+    weak_side_random: float = field(default=0.0, metadata=_range(0.0, 1.0))
+    """Chance that a weak-side move is a uniformly random legal move instead (a blunder): a
+    prior sharpened by self-play makes even a one-simulation attacker nearly flawless, and
+    the defender only learns that holding on pays against an attacker that can slip."""
     workers: int = field(default=1, metadata=_range(1, 4096))
     """Self-play processes (each searching many games at once) feeding one learner."""
     backend: Literal["local", "ray"] = "local"

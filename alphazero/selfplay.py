@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
-from .search import Node, Policy, add_dirichlet_noise, search_step
+from .search import Choice, Node, Policy, add_dirichlet_noise, search_step
 
 
 @dataclass
@@ -219,7 +219,10 @@ def _advance(
     weak = slot.weak_player == game.player  # the weak side samples every move
     opening = slot.moves < selfplay.temperature_moves
     tau = 1.0 if weak or opening else selfplay.final_temperature
-    choice = root.next(tau, rng)
+    if weak and rng.random() < selfplay.weak_side_random:
+        choice = _random_move(root, rng)
+    else:
+        choice = root.next(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.moves += 1
@@ -236,6 +239,20 @@ def _advance(
             stats.resigned += 1
             return -game.player
     return None
+
+
+def _random_move(root: Node, rng: np.random.Generator) -> Choice:
+    """A uniformly random legal move (a weak-side blunder), detached as ``Node.next`` does.
+
+    Weak-side moves are never recorded, so the uniform policy in the ``Choice`` trains
+    nothing.
+    """
+    children = list(root.children.values())
+    chosen = children[int(rng.integers(len(children)))]
+    chosen.mother = None
+    policy = np.zeros(root.game.num_actions, dtype=np.float32)
+    policy[[child.action for child in children]] = 1.0 / len(children)
+    return Choice(chosen, chosen.action, root.search_value(), policy)  # type: ignore[arg-type]
 
 
 def _finish(

@@ -7,9 +7,16 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.search import Node
+from alphazero.search import Node, run_simulations
 from alphazero.search.node import add_dirichlet_noise, expand
-from alphazero.selfplay import SelfPlayStats, _finish, _Slot, play_games
+from alphazero.selfplay import (
+    SelfPlayStats,
+    _advance,
+    _begin_search,
+    _finish,
+    _Slot,
+    play_games,
+)
 
 
 def uniform(num_actions):
@@ -99,6 +106,32 @@ def test_the_weak_side_searches_little_and_leaves_no_examples():
     assert stats.moves // 2 <= len(examples) <= (stats.moves + 8) // 2
     # Every weak move searched 2 simulations, every strong one 16.
     assert stats.simulations == 16 * len(examples) + 2 * (stats.moves - len(examples))
+
+
+def test_weak_side_blunders_are_uniform_over_legal_moves_and_unrecorded():
+    def centre_only(planes):  # every simulation goes to the centre
+        logits = np.full((len(planes), 9), -30.0)
+        logits[:, 4] = 30.0
+        return logits, np.zeros(len(planes))
+
+    def weak_moves(share: float) -> list[int]:
+        config = SelfPlayConfig(
+            weak_side_share=1.0, weak_side_simulations=8, weak_side_random=share
+        )
+        rng = np.random.default_rng(3)
+        played = []
+        for _ in range(180):
+            slot = _Slot(Node(make("tictactoe")), weak_player=1)
+            _begin_search(slot, SearchConfig(), config, rng)
+            run_simulations([slot.root], centre_only, slot.remaining, c_puct=1.5)
+            assert _advance(slot, config, rng, SelfPlayStats()) is None
+            assert slot.records == [] and slot.root.mother is None
+            played.append(slot.root.game.last_move)
+        return played
+
+    assert set(weak_moves(0.0)) == {4}  # without blunders the prior's move every time
+    counts = np.bincount(weak_moves(1.0), minlength=9)
+    assert counts.min() >= 8 and counts.max() <= 35  # about 20 each
 
 
 def test_cheap_searches_move_on_and_keep_the_network_batch_full():
