@@ -219,7 +219,8 @@ def _advance(
     weak = slot.weak_player == game.player  # the weak side samples every move
     opening = slot.moves < selfplay.temperature_moves
     tau = 1.0 if weak or opening else selfplay.final_temperature
-    if weak and rng.random() < selfplay.weak_side_random:
+    # No draw when blunders are off, so weak-side runs from before the switch replay the same.
+    if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
         choice = _random_move(root, rng)
     else:
         choice = root.next(tau, rng)
