@@ -239,13 +239,18 @@ def _tracks_solved_positions(config: Config) -> bool:
 
 
 def _solved_positions(inference: Any) -> dict[str, float]:
-    from .solved_positions import evaluate_chooser, policy_chooser
+    from .solved_positions import evaluate_network
 
-    report = evaluate_chooser(policy_chooser(inference))
-    flat = {"policy_correct": report["all"]["correct"], "policy_exact": report["all"]["exact"]}
-    for stage, values in report.items():
+    moves, values = evaluate_network(inference)
+    flat = {
+        "policy_correct": moves["all"]["correct"],
+        "policy_exact": moves["all"]["exact"],
+        "value_result": values["all"]["result"],
+        "value_mse": values["all"]["mse"],
+    }
+    for stage, shares in moves.items():
         if stage != "all":
-            flat[f"policy_correct_{stage}"] = values["correct"]
+            flat[f"policy_correct_{stage}"] = shares["correct"]
     return flat
 
 
@@ -288,8 +293,11 @@ def _summary_line(record: dict[str, Any]) -> str:
         )
         evaluation = f"; vs {scores}: Elo {record['evaluation']['elo']:+.0f}"
     if "connect4_positions" in record:
-        solved = record["connect4_positions"]["policy_correct"]
-        evaluation += f"; solved positions: policy {solved:.1%} correct"
+        solved = record["connect4_positions"]
+        evaluation += (
+            f"; solved positions: policy {solved['policy_correct']:.1%} correct, "
+            f"value {solved['value_result']:.1%} right"
+        )
     return (
         f"iteration {record['iteration']}: {sp['games']} games "
         f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "

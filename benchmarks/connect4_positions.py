@@ -4,7 +4,9 @@ Reports, by stage of the game (moves played 4-12, 13-20, 21-30), the share of co
 (a won position stays won, a drawn one drawn; over positions not already lost) and the
 exact accuracy (the best move by the solver's score), for the raw policy (the network's top
 move, no search) and with PUCT search. A uniformly random player scores 43.1% correct and
-28.8% exact in expectation. Run:
+28.8% exact in expectation. Also reports the raw value head: the share of positions whose
+value reads as the exact result (win above 1/3, loss below -1/3, draw between) and its mean
+squared error. Run:
 
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 --sims 800
 """
@@ -22,6 +24,7 @@ from alphazero.network import InferenceModel
 from alphazero.solved_positions import (
     STAGES,
     evaluate_chooser,
+    evaluate_network,
     load_positions,
     policy_chooser,
     search_chooser,
@@ -59,6 +62,12 @@ def main() -> int:
             for k in ["all", *(n for n, _, _ in STAGES)]
         )
         print(f"{label:<28}{cells}   ({seconds:.0f} s)")
+    _, values = evaluate_network(inference, positions)
+    cells = "".join(
+        f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}"
+        for k in ["all", *(n for n, _, _ in STAGES)]
+    )
+    print(f"{'value: right result / mse':<28}{cells}")
     return 0
 
 

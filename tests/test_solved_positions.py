@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from alphazero.solved_positions import load_positions, measure
+from alphazero.solved_positions import evaluate_network, load_positions, measure, measure_values
 
 
 def test_positions_load_and_agree_with_the_engine():
@@ -50,3 +51,34 @@ def test_a_random_player_lands_near_the_documented_figures():
         ]
         shares.append(measure(positions, actions)["all"]["correct"])
     assert 0.40 < np.mean(shares) < 0.47  # 43.1% in expectation
+
+
+def test_exact_values_judge_every_result_and_a_draw_head_only_the_draws():
+    positions = load_positions()
+    results = np.sign([p.score for p in positions]).astype(float)
+    exact = measure_values(positions, results)
+    assert exact["all"]["result"] == 1.0 and exact["all"]["mse"] == 0.0
+    draws = float(np.mean(results == 0))
+    always_draw = measure_values(positions, np.zeros(len(positions)))
+    assert always_draw["all"]["result"] == pytest.approx(draws)
+    assert always_draw["all"]["mse"] == pytest.approx(1 - draws)
+    # A value just inside the draw band reads as a draw; the sign of a decided one matters.
+    flipped = measure_values(positions, -0.9 * results)
+    assert flipped["all"]["result"] == pytest.approx(draws)
+    assert sum(r["positions"] for k, r in flipped.items() if k != "all") == len(positions)
+
+
+def test_evaluate_network_measures_the_top_move_and_the_value_of_one_call():
+    positions = load_positions()
+    calls = []
+
+    def rightmost_and_hopeful(planes):
+        calls.append(len(planes))
+        logits = np.tile(np.arange(7, dtype=np.float32), (len(planes), 1))
+        return logits, np.full(len(planes), 0.5, dtype=np.float32)
+
+    moves, values = evaluate_network(rightmost_and_hopeful, positions)
+    assert sum(calls) >= len(positions) and len(calls) <= 2  # batched, not per position
+    rightmost = [max(a for a, v in enumerate(p.move_scores) if v is not None) for p in positions]
+    assert moves == measure(positions, rightmost)
+    assert values == measure_values(positions, np.full(len(positions), 0.5))

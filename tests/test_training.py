@@ -84,6 +84,20 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
     assert any((run / "tensorboard").iterdir())
 
 
+def test_connect4_runs_track_the_solved_positions_each_iteration(tmp_path):
+    game = {"name": "connect4"}
+    train(tiny_config(game=game, iterations=1), tmp_path / "c4", progress=False)
+    record = json.loads((tmp_path / "c4" / "metrics.jsonl").read_text().splitlines()[-1])
+    solved = record["connect4_positions"]
+    assert 0.2 < solved["policy_correct"] < 0.8  # an untrained net moves almost at random
+    assert 0 <= solved["value_result"] <= 1 and 0 <= solved["value_mse"] <= 4
+    assert set(solved) >= {"policy_exact", "policy_correct_4-12", "policy_correct_21-30"}
+
+    train(tiny_config(iterations=1), tmp_path / "ttt", progress=False)
+    record = json.loads((tmp_path / "ttt" / "metrics.jsonl").read_text().splitlines()[-1])
+    assert "connect4_positions" not in record
+
+
 def test_evaluation_rates_the_ladder_and_keeps_an_elo_history(tmp_path):
     evaluation = {"every": 2, "opponents": ["random", "perfect"], "games": 4, "simulations": 8}
     train(tiny_config(iterations=4, evaluation=evaluation), tmp_path / "run", progress=False)
