@@ -27,11 +27,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from .games.base import Game, GameError
+
+if TYPE_CHECKING:
+    from .search import Node
 
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
@@ -154,6 +157,7 @@ class ModelPlayer:
         seed: int = 0,
         model=None,
         top: int = 3,
+        reuse_tree: bool = False,
     ) -> None:
         from .checkpoints import load_model
 
@@ -161,6 +165,10 @@ class ModelPlayer:
         self.simulations = simulations
         self.c_puct = c_puct
         self.top = top
+        self.reuse_tree = reuse_tree
+        self._kept: dict[Game, Node] = {}
+        """With ``reuse_tree``: the searched positions one or two moves past the last moves
+        played, each with its subtree, waiting for the games to reach them."""
         self.name = f"model:{Path(path).name}:{simulations}"
         model = model if model is not None else load_model(path, game, compile=False)
         from .network import InferenceModel  # TensorFlow: only once there is a model
@@ -176,7 +184,8 @@ class ModelPlayer:
         """
         from .search import Node, run_simulations
 
-        roots = [Node(game) for game in games]
+        kept, self._kept = self._kept, {}
+        roots = [_detached(kept.pop(game, None)) or Node(game) for game in games]
         run_simulations(roots, self.inference, self.simulations, self.c_puct)
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
@@ -193,9 +202,18 @@ class ModelPlayer:
             value = root.solved
             if value is None:
                 value = sum(c.V * c.N for c in children) / visits if visits else 0.0
-            action = root.next(0.0, self.rng).action
-            thoughts.append(Thought(action, top, estimate, value, root.solved, visits))
+            chosen = root.next(0.0, self.rng).node
+            if self.reuse_tree:
+                self._keep(chosen)
+            thoughts.append(Thought(chosen.action, top, estimate, value, root.solved, visits))
         return thoughts
+
+    def _keep(self, chosen: Node) -> None:
+        """Keep ``chosen`` (the same player may move again, as in Dots and Boxes) and every
+        searched reply to it, for the next call to go on from."""
+        for node in (chosen, *chosen.children.values()):
+            if node.N > 0 and node.game.score is None:
+                self._kept[node.game] = node
 
     def _root_wdl(self, games: Sequence[Game]) -> list[tuple[float, float, float] | None]:
         """The network's win / draw / loss for each position's player to move."""
@@ -217,6 +235,13 @@ class ModelPlayer:
 
     def __call__(self, game: Game) -> int:
         return self.batch_think([game], wdl=False)[0].action
+
+
+def _detached(node: Node | None) -> Node | None:
+    """``node`` as a root of its own (its statistics kept), or None."""
+    if node is not None:
+        node.mother = None
+    return node
 
 
 def _budget(text: str, spec: str) -> dict[str, float | int]:

@@ -1,0 +1,49 @@
+"""``ModelPlayer``: a network guiding PUCT, and keeping its tree between moves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from alphazero.games import make
+from alphazero.players import ModelPlayer
+
+PRETRAINED = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
+
+
+def test_a_kept_tree_carries_the_visits_of_the_reply_played():
+    game = make("connect4")
+    keeping = ModelPlayer(PRETRAINED / "connect4", game, simulations=200, reuse_tree=True)
+    fresh = ModelPlayer(
+        PRETRAINED / "connect4", game, simulations=200, model=keeping.inference.model
+    )
+    first = keeping.think(game)
+    assert first.simulations == fresh.think(game).simulations
+    reply = make("connect4").sim_move(first.action).sim_move(3)
+    again = keeping.think(reply)
+    # The reply was searched after the model's own move: its visits are kept and added to.
+    assert again.simulations > fresh.think(reply).simulations
+    assert again.action in reply.available_moves
+    unexpected = make("connect4").sim_move(0).sim_move(6)  # never searched: a fresh root
+    assert keeping.think(unexpected).simulations == fresh.think(unexpected).simulations
+
+
+def test_kept_trees_play_whole_games_with_extra_moves_and_twin_positions():
+    game = make("dots_and_boxes")
+    player = ModelPlayer(PRETRAINED / "dots_and_boxes", game, simulations=32, reuse_tree=True)
+    rng = np.random.default_rng(0)
+    games = [make("dots_and_boxes") for _ in range(3)]  # identical positions, one batch
+    for _ in range(80):
+        live = [i for i, g in enumerate(games) if g.score is None]
+        if not live:
+            break
+        model_turn = [i for i in live if games[i].player == 1]
+        moves = player.batch_moves([games[i] for i in model_turn])
+        for i, move in zip(model_turn, moves, strict=True):
+            assert move in games[i].available_moves
+            games[i] = games[i].sim_move(move)
+        for i in live:
+            if i not in model_turn and games[i].score is None:
+                games[i] = games[i].sim_move(int(rng.choice(games[i].available_moves)))
+    assert all(g.score is not None for g in games)
