@@ -185,7 +185,12 @@ class ModelPlayer:
         from .search import Node, run_simulations
 
         kept, self._kept = self._kept, {}
-        roots = [_detached(kept.pop(game, None)) or Node(game) for game in games]
+        found = [kept.pop(game, None) for game in games]  # twin positions: one keeps the tree
+        found_ids = {id(node) for node in found if node is not None}
+        roots = [
+            Node(game) if node is None or _inside(node, found_ids) else _detached(node)
+            for game, node in zip(games, found, strict=True)
+        ]
         run_simulations(roots, self.inference, self.simulations, self.c_puct)
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
@@ -237,10 +242,21 @@ class ModelPlayer:
         return self.batch_think([game], wdl=False)[0].action
 
 
-def _detached(node: Node | None) -> Node | None:
-    """``node`` as a root of its own (its statistics kept), or None."""
-    if node is not None:
-        node.mother = None
+def _inside(node: Node, root_ids: set[int]) -> bool:
+    """Whether ``node`` lies in the tree of another root (``id`` in ``root_ids``): a position
+    one game left behind can be the very position another game has reached, with the model
+    on the other side."""
+    mother = node.mother
+    while mother is not None:
+        if id(mother) in root_ids:
+            return True
+        mother = mother.mother
+    return False
+
+
+def _detached(node: Node) -> Node:
+    """``node`` as a root of its own, its statistics and subtree kept."""
+    node.mother = None
     return node
 
 

@@ -47,3 +47,14 @@ def test_kept_trees_play_whole_games_with_extra_moves_and_twin_positions():
             if i not in model_turn and games[i].score is None:
                 games[i] = games[i].sim_move(int(rng.choice(games[i].available_moves)))
     assert all(g.score is not None for g in games)
+
+
+def test_a_kept_position_and_its_own_replies_searched_at_once_do_not_share_a_tree():
+    # Game one: the model moved first; game two: the opponent opened with the same move,
+    # so game two now stands where game one's kept tree starts, and game one a move further.
+    empty = make("connect4")
+    player = ModelPlayer(PRETRAINED / "connect4", empty, simulations=100, reuse_tree=True)
+    opened = empty.sim_move(player.batch_moves([empty])[0])
+    replies = [opened.sim_move(column) for column in opened.available_moves]
+    moves = player.batch_moves([*replies, opened])
+    assert all(m in g.available_moves for m, g in zip(moves, [*replies, opened], strict=True))
