@@ -108,6 +108,8 @@ def measure_values(
     "draw" gets ``result`` 0.10 and ``mse`` 0.90 here: most of these positions are decided.
     """
     values = np.asarray(values, dtype=np.float64)
+    if values.shape != (len(positions),):
+        raise ValueError(f"{values.shape[0]} values for {len(positions)} positions")
     results = np.sign([p.score for p in positions])
     read = np.where(values > DRAW_BAND, 1, np.where(values < -DRAW_BAND, -1, 0))
     return {
@@ -121,17 +123,6 @@ def measure_values(
 
 
 Chooser = Callable[[list[Connect4]], list[int]]
-
-
-def policy_chooser(policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Chooser:
-    """The network's top legal move, no search: one batched call for every position."""
-    from .search import process_policies
-
-    def choose(games: list[Connect4]) -> list[int]:
-        probs, _ = process_policies(policy, games)
-        return [int(np.argmax(row)) for row in probs]
-
-    return choose
 
 
 def search_chooser(
@@ -168,6 +159,5 @@ def evaluate_network(
 
     positions = load_positions() if positions is None else positions
     probs, values = process_policies(policy, [p.game for p in positions])
-    return measure(positions, [int(a) for a in probs.argmax(axis=1)]), measure_values(
-        positions, values
-    )
+    top_moves = [int(a) for a in probs.argmax(axis=1)]
+    return measure(positions, top_moves), measure_values(positions, values)

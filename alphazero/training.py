@@ -232,8 +232,9 @@ def _evaluate(
 
 
 def _tracks_solved_positions(config: Config) -> bool:
-    """Standard Connect Four runs measure the raw policy on the solved positions each
-    iteration (one batched network call), so the correct-move share is seen to rise."""
+    """Standard Connect Four runs measure the raw network on the solved positions each
+    iteration (one batched call): how often its top move is correct and its value reads the
+    exact result, so both are seen to rise."""
     game = make(config.game.name, **config.game.params)
     return game.name == "connect4" and game.params == {"rows": 6, "cols": 7, "n_in_row": 4}
 

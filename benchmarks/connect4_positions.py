@@ -26,7 +26,6 @@ from alphazero.solved_positions import (
     evaluate_chooser,
     evaluate_network,
     load_positions,
-    policy_chooser,
     search_chooser,
 )
 
@@ -44,29 +43,20 @@ def main() -> int:
         return 2
     inference = InferenceModel(model, max_batch=1024, precision=args.precision)
     positions = load_positions()
-    rows = []
-    for label, chooser in (
-        ("policy (no search)", policy_chooser(inference)),
-        (f"search, {args.sims} simulations", search_chooser(inference, args.sims)),
-    ):
-        start = time.perf_counter()
-        report = evaluate_chooser(chooser, positions)
-        rows.append((label, report, time.perf_counter() - start))
+    stages = ["all", *(n for n, _, _ in STAGES)]
+    start = time.perf_counter()
+    policy_report, values = evaluate_network(inference, positions)
+    rows = [("policy (no search)", policy_report, time.perf_counter() - start)]
+    start = time.perf_counter()
+    search_report = evaluate_chooser(search_chooser(inference, args.sims), positions)
+    rows.append((f"search, {args.sims} simulations", search_report, time.perf_counter() - start))
 
-    header = f"{'player':<28}" + "".join(f"{s:>16}" for s in ["all", *(n for n, _, _ in STAGES)])
     print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
-    print(header)
+    print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
     for label, report, seconds in rows:
-        cells = "".join(
-            f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}"
-            for k in ["all", *(n for n, _, _ in STAGES)]
-        )
+        cells = "".join(f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}" for k in stages)
         print(f"{label:<28}{cells}   ({seconds:.0f} s)")
-    _, values = evaluate_network(inference, positions)
-    cells = "".join(
-        f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}"
-        for k in ["all", *(n for n, _, _ in STAGES)]
-    )
+    cells = "".join(f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}" for k in stages)
     print(f"{'value: right result / mse':<28}{cells}")
     return 0
 

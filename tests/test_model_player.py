@@ -29,11 +29,11 @@ def test_a_kept_tree_carries_the_visits_of_the_reply_played():
     assert keeping.think(unexpected).simulations == fresh.think(unexpected).simulations
 
 
-def test_kept_trees_play_whole_games_with_extra_moves_and_twin_positions():
+def test_kept_trees_play_whole_games_through_extra_moves():
     game = make("dots_and_boxes")
     player = ModelPlayer(PRETRAINED / "dots_and_boxes", game, simulations=32, reuse_tree=True)
     rng = np.random.default_rng(0)
-    games = [make("dots_and_boxes") for _ in range(3)]  # identical positions, one batch
+    games = [make("dots_and_boxes") for _ in range(3)]  # the same start: twins at first
     for _ in range(80):
         live = [i for i, g in enumerate(games) if g.score is None]
         if not live:

@@ -62,9 +62,13 @@ def test_exact_values_judge_every_result_and_a_draw_head_only_the_draws():
     always_draw = measure_values(positions, np.zeros(len(positions)))
     assert always_draw["all"]["result"] == pytest.approx(draws)
     assert always_draw["all"]["mse"] == pytest.approx(1 - draws)
-    # A value just inside the draw band reads as a draw; the sign of a decided one matters.
     flipped = measure_values(positions, -0.9 * results)
     assert flipped["all"]["result"] == pytest.approx(draws)
+    # The draw band ends at 1/3: 0.3 still reads as a draw, 0.4 as the result.
+    assert measure_values(positions, 0.3 * results)["all"]["result"] == pytest.approx(draws)
+    assert measure_values(positions, 0.4 * results)["all"]["result"] == 1.0
+    with pytest.raises(ValueError, match="values for"):
+        measure_values(positions, results[:-1])
     assert sum(r["positions"] for k, r in flipped.items() if k != "all") == len(positions)
 
 
@@ -78,7 +82,7 @@ def test_evaluate_network_measures_the_top_move_and_the_value_of_one_call():
         return logits, np.full(len(planes), 0.5, dtype=np.float32)
 
     moves, values = evaluate_network(rightmost_and_hopeful, positions)
-    assert sum(calls) >= len(positions) and len(calls) <= 2  # batched, not per position
+    assert len(calls) == 1 and calls[0] >= len(positions)  # one batch, not one per position
     rightmost = [max(a for a, v in enumerate(p.move_scores) if v is not None) for p in positions]
     assert moves == measure(positions, rightmost)
     assert values == measure_values(positions, np.full(len(positions), 0.5))

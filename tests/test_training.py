@@ -90,7 +90,9 @@ def test_connect4_runs_track_the_solved_positions_each_iteration(tmp_path):
     record = json.loads((tmp_path / "c4" / "metrics.jsonl").read_text().splitlines()[-1])
     solved = record["connect4_positions"]
     assert 0.2 < solved["policy_correct"] < 0.8  # an untrained net moves almost at random
-    assert 0 <= solved["value_result"] <= 1 and 0 <= solved["value_mse"] <= 4
+    # An untrained value head says about "draw" everywhere: right on the 10% drawn positions,
+    # and about 1 off (squared) on the decided ones.
+    assert solved["value_result"] < 0.2 and 0.7 < solved["value_mse"] < 1.1
     assert set(solved) >= {"policy_exact", "policy_correct_4-12", "policy_correct_21-30"}
 
     train(tiny_config(iterations=1), tmp_path / "ttt", progress=False)
