@@ -109,7 +109,7 @@ def measure_values(
     """
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (len(positions),):
-        raise ValueError(f"{values.shape[0]} values for {len(positions)} positions")
+        raise ValueError(f"{values.size} values for {len(positions)} positions")
     results = np.sign([p.score for p in positions])
     read = np.where(values > DRAW_BAND, 1, np.where(values < -DRAW_BAND, -1, 0))
     return {
