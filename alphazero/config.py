@@ -59,7 +59,7 @@ class SearchConfig:
     virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
-    has it natively (about 1.5x faster on AVX-512 BF16), float32 elsewhere."""
+    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/benchmarks.md), float32 elsewhere."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from .games.base import Game, GameError, MoveParseError
 from .players import SPEC_FORMS, HumanPlayer, Player, Thought
 
 DEFAULT_GAME = "connect4"
-DEFAULT_SIMULATIONS = 400
+DEFAULT_SIMULATIONS = 800
+"""What the README's strength table measures; about 2 s a Connect Four move on 2 cores."""
 PRETRAINED_DIR = Path("checkpoints", "pretrained")
 """Shipped models: ``checkpoints/pretrained/<game>/``, a run folder (``best.keras`` inside)."""
 RUNS_DIR = Path("checkpoints")
@@ -74,7 +75,7 @@ at the prompt: a move, or
 SAVE_HELP = """\
 --save FILE writes JSON Lines: one JSON object per game, e.g.
   {"format": 1, "game": "connect4", "params": {"rows": 6, "cols": 7, "n_in_row": 4},
-   "players": {"X": "human", "O": "model:connect4:400"}, "moves": ["4", "4", "3"],
+   "players": {"X": "human", "O": "model:connect4:800"}, "moves": ["4", "4", "3"],
    "actions": [3, 3, 2], "result": "X wins", "score": 1, "winner": "human"}
   moves in notation, actions as numbers; X moves first; result is "X wins", "O wins",
   "draw" or "abandoned" (score null); the file is rewritten after every game."""
@@ -85,7 +86,7 @@ examples:
   python play.py --model checkpoints/connect4   you against the model you trained
   python play.py --game tictactoe --p2 perfect  you against perfect play
   python play.py --p1 human --p2 uct:2000       you against a baseline (no model needed)
-  python play.py --game gomoku8 --first ai --model checkpoints/gomoku8 --sims 800
+  python play.py --game gomoku8 --first ai --model checkpoints/gomoku_8x8 --sims 400
   python play.py --p1 uct:1000 --p2 random --games 100 --json match.json"""
 
 
