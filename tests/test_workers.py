@@ -209,7 +209,10 @@ def test_ctrl_c_and_kill_leave_no_worker_behind(tmp_path):
     import yaml
 
     path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump({**TINY, "iterations": 1000}))
+    # Enough games that an iteration's self-play outlasts the second's wait below, so the
+    # Ctrl-C stops the workers mid-job.
+    selfplay = {**TINY["selfplay"], "games_per_iteration": 400, "parallel_games": 32}
+    path.write_text(yaml.safe_dump({**TINY, "selfplay": selfplay, "iterations": 1000}))
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     for how in ("ctrl-c", "kill"):
         run = tmp_path / how
@@ -224,6 +227,7 @@ def test_ctrl_c_and_kill_leave_no_worker_behind(tmp_path):
         deadline = time.monotonic() + 180
         while not (run / "metadata.json").exists() and time.monotonic() < deadline:
             time.sleep(0.2)
+        time.sleep(1.0)  # into the next iteration's self-play
         children = _children(process.pid)
         assert len(children) >= 2
         if how == "ctrl-c":
@@ -231,6 +235,7 @@ def test_ctrl_c_and_kill_leave_no_worker_behind(tmp_path):
             _, stderr = process.communicate(timeout=60)
             assert process.returncode == 0, stderr
             assert "interrupted" in stderr
+            assert "leaked" not in stderr  # the workers' tqdm held semaphores once
         else:
             process.kill()
             process.wait()

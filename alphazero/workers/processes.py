@@ -177,6 +177,10 @@ def _quiet_tensorflow() -> None:
 def _worker_main(index: int, config: Config, threads: int, conn: Connection, parent: int) -> None:
     """A worker's life: build once, then play each job sent, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    # tqdm's default lock holds a multiprocessing semaphore, which a worker terminated
+    # mid-job cannot release: the driver's exit would warn of "leaked semaphore objects".
+    # A worker's bars only count games, in one thread, so a thread lock serves.
+    tqdm.set_lock(threading.RLock())
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     try:
         _quiet_tensorflow()
