@@ -85,14 +85,23 @@ def main() -> int:
         sims = SIMULATIONS.get(folder.name, args.sims)
         model = ModelPlayer(folder, start, simulations=sims)
         opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
-        cells = {}
+        cells, sides = {}, {}
         for seed, spec in enumerate(opponents):
             began = time.perf_counter()
             opponent = make_player(spec, start, seed=seed)
             result = play_match(model, opponent, lambda n=name, p=params: make(n, **p),
                                 args.games)  # fmt: skip
+            # Wins by side: where a model is weak (moving first, or second) shows here.
+            sides[spec] = {
+                "wins_first": result.wins_first,
+                "games_first": result.games_first,
+                "wins_second": result.wins - result.wins_first,
+                "games_second": result.games - result.games_first,
+            }
             print(f"{folder.name} ({sims} sims) vs {spec}: {result.wins}/{result.draws}/"
-                  f"{result.losses}, score {result.score:.1%} "
+                  f"{result.losses}, score {result.score:.1%}, wins first "
+                  f"{result.wins_first}/{result.games_first}, second "
+                  f"{sides[spec]['wins_second']}/{sides[spec]['games_second']} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
             cells[spec] = cell(result)
         # Read again just before writing: another --only run may have added its row meanwhile.
@@ -102,6 +111,7 @@ def main() -> int:
             "training": training_cost(folder),
             "games": args.games,
             "cells": cells,
+            "sides": sides,
         }
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
