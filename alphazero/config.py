@@ -105,6 +105,13 @@ class SelfPlayConfig:
     the defender only learns that holding on pays against an attacker that can slip. (On
     Gomoku 6x6 the second player then won 11-23% of self-play, but did no better against
     ``uct:5000``: docs/learning_speed.md.)"""
+    random_opening_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
+    """Share of games that start from a random opening: 1 to ``random_opening_moves``
+    uniformly random moves (none that ends the game), which are not training examples.
+    Self-play otherwise only visits the positions its own sharpening policy leads to, and
+    the value head learns little about the positions a fallible opponent creates."""
+    random_opening_moves: int = field(default=8, metadata=_range(1, 10_000))
+    """The most random moves a random opening plays (see ``random_opening_share``)."""
     workers: int = field(default=1, metadata=_range(1, 4096))
     """Self-play processes (each searching many games at once) feeding one learner."""
     backend: Literal["local", "ray"] = "local"

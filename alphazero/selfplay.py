@@ -130,6 +130,8 @@ def play_games(
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
             slot = _Slot(Node(new_game()))
+            if rng.random() < selfplay.random_opening_share:
+                _play_random_opening(slot, selfplay.random_opening_moves, rng)
             if rng.random() < selfplay.weak_side_share:
                 slot.weak_player = int(rng.choice((1, -1)))
             _begin_search(slot, search, selfplay, rng)
@@ -180,6 +182,23 @@ def play_games(
         values=np.asarray(values, dtype=np.float32),
     )
     return examples, stats
+
+
+def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) -> None:
+    """Start ``slot`` from 1 to ``max_moves`` uniformly random moves; none is recorded.
+
+    A move that would end the game is never chosen, so every opening leaves a game to learn
+    from; the opening stops early if every legal move would end it. The moves count toward
+    ``temperature_moves`` as any other.
+    """
+    game = slot.root.game
+    for _ in range(int(rng.integers(1, max_moves + 1))):
+        moves = [move for move in game.available_moves if not game.sim_move(move).is_over]
+        if not moves:
+            break
+        game = game.sim_move(moves[int(rng.integers(len(moves)))])
+        slot.moves += 1
+    slot.root = Node(game)
 
 
 def _begin_search(

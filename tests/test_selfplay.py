@@ -134,6 +134,31 @@ def test_weak_side_blunders_are_uniform_over_legal_moves_and_unrecorded():
     assert counts.min() >= 8 and counts.max() <= 35  # about 20 each
 
 
+def opening_lengths(game: str, share: float, max_moves: int, games: int) -> list[int]:
+    """Stones on the board at each game's first example (one game per call, in order)."""
+    config = SelfPlayConfig(
+        parallel_games=1, augment=False, random_opening_share=share, random_opening_moves=max_moves
+    )
+    rng = np.random.default_rng(5)
+    num_actions = make(game).num_actions
+    lengths = []
+    for _ in range(games):
+        examples, _ = play_games(
+            lambda: make(game), uniform(num_actions), 1, SearchConfig(simulations=4), config, rng,
+            False,
+        )  # fmt: skip
+        lengths.append(int(examples.planes[0, :, :, :2].sum()))  # a game always leaves one
+    return lengths
+
+
+def test_random_openings_are_unrecorded_and_never_end_the_game():
+    assert set(opening_lengths("connect4", 0.0, 6, 5)) == {0}
+    assert set(opening_lengths("connect4", 1.0, 6, 40)) == set(range(1, 7))
+    # Tic-tac-toe games often end within 8 random moves; the opening must stop short of it.
+    lengths = opening_lengths("tictactoe", 1.0, 8, 40)
+    assert max(lengths) == 8 and min(lengths) >= 1
+
+
 def test_cheap_searches_move_on_and_keep_the_network_batch_full():
     sizes: list[int] = []
 
