@@ -34,7 +34,7 @@ import numpy as np
 from .games.base import Game, GameError
 
 if TYPE_CHECKING:
-    from .search import Node
+    from .search import Node, Policy
 
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
@@ -164,8 +164,13 @@ class ModelPlayer:
         model=None,
         top: int = 3,
         reuse_tree: bool = False,
+        inference: Policy | None = None,
     ) -> None:
-        from .checkpoints import load_model
+        """Load the network at ``path`` (or use ``model``), or search with ``inference``:
+        any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
+        a stand-in network in a test; an ``evaluate`` method returning win / draw / loss
+        ``[B, 3]`` as the second item adds those estimates to each ``Thought``.
+        """
 
         self.path = str(path)
         self.simulations = simulations
@@ -176,11 +181,15 @@ class ModelPlayer:
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
         self.name = f"model:{Path(path).name}:{simulations}"
-        model = model if model is not None else load_model(path, game, compile=False)
+        self.rng = np.random.default_rng(seed)
+        if inference is not None:
+            self.inference = inference
+            return
+        from .checkpoints import load_model
         from .network import InferenceModel  # TensorFlow: only once there is a model
 
+        model = model if model is not None else load_model(path, game, compile=False)
         self.inference = InferenceModel(model, max_batch=max_batch, precision="auto")
-        self.rng = np.random.default_rng(seed)
 
     def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
         """Search every position of ``games`` at once; a ``Thought`` for each.

@@ -507,11 +507,7 @@ class FakeNet:
 
 
 def fake_model_player(simulations: int) -> ModelPlayer:
-    player = ModelPlayer.__new__(ModelPlayer)  # no Keras model: the search runs on FakeNet
-    player.inference, player.simulations, player.c_puct = FakeNet(), simulations, 1.5
-    player.top, player.rng, player.name = 3, np.random.default_rng(0), "fake"
-    player.reuse_tree, player._kept = False, {}
-    return player
+    return ModelPlayer("fake", make("connect4"), simulations, inference=FakeNet())
 
 
 def test_a_models_thought_is_from_the_point_of_view_of_the_player_to_move():
