@@ -34,6 +34,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="run folder or .keras file")
     parser.add_argument("--sims", type=int, default=800, help="simulations per move with search")
+    parser.add_argument(
+        "--c-puct", type=float, default=1.5, help="exploration constant of the search"
+    )
     parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
     args = parser.parse_args()
     try:
@@ -48,8 +51,10 @@ def main() -> int:
     policy_report, values = evaluate_network(inference, positions)
     rows = [("policy (no search)", policy_report, time.perf_counter() - start)]
     start = time.perf_counter()
-    search_report = evaluate_chooser(search_chooser(inference, args.sims), positions)
-    rows.append((f"search, {args.sims} simulations", search_report, time.perf_counter() - start))
+    search_report = evaluate_chooser(search_chooser(inference, args.sims, args.c_puct), positions)
+    rows.append(
+        (f"search, {args.sims} sims, c {args.c_puct:g}", search_report, time.perf_counter() - start)
+    )
 
     print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
     print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
