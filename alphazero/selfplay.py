@@ -130,7 +130,8 @@ def play_games(
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
             slot = _Slot(Node(new_game()))
-            if rng.random() < selfplay.random_opening_share:
+            # No draw when openings are off, so runs from before the switch replay the same.
+            if selfplay.random_opening_share and rng.random() < selfplay.random_opening_share:
                 _play_random_opening(slot, selfplay.random_opening_moves, rng)
             if rng.random() < selfplay.weak_side_share:
                 slot.weak_player = int(rng.choice((1, -1)))
@@ -193,10 +194,12 @@ def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) 
     """
     game = slot.root.game
     for _ in range(int(rng.integers(1, max_moves + 1))):
-        moves = [move for move in game.available_moves if not game.sim_move(move).is_over]
-        if not moves:
+        going_on = [
+            after for move in game.available_moves if not (after := game.sim_move(move)).is_over
+        ]
+        if not going_on:
             break
-        game = game.sim_move(moves[int(rng.integers(len(moves)))])
+        game = going_on[int(rng.integers(len(going_on)))]
         slot.moves += 1
     slot.root = Node(game)
 
