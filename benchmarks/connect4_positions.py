@@ -39,6 +39,10 @@ def main() -> int:
     )
     parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
     args = parser.parse_args()
+    if args.sims < 1:
+        parser.error(f"--sims must be at least 1, got {args.sims}")
+    if args.c_puct <= 0:
+        parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
     try:
         model = load_model(args.model, make("connect4"), compile=False)
     except CheckpointError as error:
