@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
-    "(add :knowledge for rollout knowledge), model:PATH, model:PATH:SIMS"
+    "(add :knowledge for rollout knowledge), model:PATH, model:PATH:SIMS "
+    "(add :symmetric to average the network over the board's symmetries)"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
 
@@ -165,11 +166,17 @@ class ModelPlayer:
         top: int = 3,
         reuse_tree: bool = False,
         inference: Policy | None = None,
+        symmetric: bool = False,
     ) -> None:
         """Load the network at ``path`` (or use ``model``), or search with ``inference``:
         any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
         a stand-in network in a test; an ``evaluate`` method returning win / draw / loss
         ``[B, 3]`` as the second item adds those estimates to each ``Thought``.
+
+        With ``symmetric`` the search sees the network averaged over every symmetric copy of
+        each position (``symmetric_policy``): the copies cost more inference, and on the
+        Connect Four solved positions it chose better moves (docs/learning_speed.md). The
+        win / draw / loss estimates stay the plain network's.
         """
 
         self.path = str(path)
@@ -180,16 +187,22 @@ class ModelPlayer:
         self._kept: dict[Game, Node] = {}
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
-        self.name = f"model:{Path(path).name}:{simulations}"
+        self.name = f"model:{Path(path).name}:{simulations}" + (":symmetric" if symmetric else "")
         self.rng = np.random.default_rng(seed)
-        if inference is not None:
-            self.inference = inference
-            return
-        from .checkpoints import load_model
-        from .network import InferenceModel  # TensorFlow: only once there is a model
+        if inference is None:
+            from .checkpoints import load_model
+            from .network import InferenceModel  # TensorFlow: only once there is a model
 
-        model = model if model is not None else load_model(path, game, compile=False)
-        self.inference = InferenceModel(model, max_batch=max_batch, precision="auto")
+            model = model if model is not None else load_model(path, game, compile=False)
+            inference = InferenceModel(model, max_batch=max_batch, precision="auto")
+        self.network = inference
+        """The plain network, for the win / draw / loss estimates."""
+        self.inference = inference
+        """What the search calls: the network, or its symmetric average."""
+        if symmetric:
+            from .search import symmetric_policy
+
+            self.inference = symmetric_policy(inference, game)
 
     def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
         """Search every position of ``games`` at once; a ``Thought`` for each.
@@ -237,7 +250,7 @@ class ModelPlayer:
 
     def _root_wdl(self, games: Sequence[Game]) -> list[tuple[float, float, float] | None]:
         """The network's win / draw / loss for each position's player to move."""
-        evaluate = getattr(self.inference, "evaluate", None)
+        evaluate = getattr(self.network, "evaluate", None)
         if evaluate is None:
             return [None] * len(games)
         _, wdl = evaluate(np.stack([game.encode() for game in games]))
@@ -300,6 +313,7 @@ def check_spec(spec: str) -> None:
         _budget(_strip_knowledge(rest)[0], spec)
         return
     if kind == "model" and rest:
+        _model_options(rest, spec)
         return
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
 
@@ -312,9 +326,24 @@ def _strip_knowledge(rest: str) -> tuple[str, bool]:
     return budget, bool(flag)
 
 
+def _model_options(rest: str, spec: str) -> tuple[str, int, bool]:
+    """``PATH[:SIMS][:symmetric]`` -> (path, simulations, symmetric)."""
+    path, symmetric = rest, False
+    if m := re.fullmatch(r"(?i)(.+):symmetric", path):
+        path, symmetric = m.group(1), True
+    simulations = DEFAULT_MODEL_SIMULATIONS
+    if m := re.fullmatch(r"(.+):([0-9]+)", path):
+        path, simulations = m.group(1), int(m.group(2))
+    if simulations < 2:  # the first simulation only evaluates the root
+        raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
+    return path, simulations, symmetric
+
+
 def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool = False) -> Player:
-    """``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does)."""
-    """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't."""
+    """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
+
+    ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does).
+    """
     text = spec.strip()
     kind, _, rest = text.partition(":")
     kind = kind.lower()
@@ -345,10 +374,6 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
             player.name += ":knowledge"
         return player
     if kind == "model" and rest:
-        path, simulations = rest, DEFAULT_MODEL_SIMULATIONS
-        if m := re.fullmatch(r"(.+):([0-9]+)", rest):
-            path, simulations = m.group(1), int(m.group(2))
-        if simulations < 2:  # the first simulation only evaluates the root
-            raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
-        return ModelPlayer(path, game, simulations=simulations, seed=seed or 0)
+        path, simulations, symmetric = _model_options(rest, spec)
+        return ModelPlayer(path, game, simulations=simulations, seed=seed or 0, symmetric=symmetric)
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

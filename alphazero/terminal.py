@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"specs that give none (default {DEFAULT_SIMULATIONS})",
     )
     parser.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="the model, hints and model:PATH specs average the network over the board's "
+        "symmetries: better moves for more inference (one spec: model:PATH:SIMS:symmetric)",
+    )
+    parser.add_argument(
         "--first",
         choices=("human", "ai", "random"),
         default=None,
@@ -536,12 +542,14 @@ class HintModel:
         game: Game | None = None,
         simulations: int = DEFAULT_SIMULATIONS,
         seed: int | None = None,
+        symmetric: bool = False,
     ) -> None:
         self.player = player
         self.path = path
         self.game = game
         self.simulations = simulations
         self.seed = seed
+        self.symmetric = symmetric
         self.error: str | None = None
 
     def get(self) -> tuple[Any | None, str]:
@@ -556,7 +564,11 @@ class HintModel:
 
             try:
                 self.player = ModelPlayer(
-                    self.path, self.game, simulations=self.simulations, seed=self.seed or 0
+                    self.path,
+                    self.game,
+                    simulations=self.simulations,
+                    seed=self.seed or 0,
+                    symmetric=self.symmetric,
                 )
                 return self.player, ""
             except (CheckpointError, GameError, ValueError, OSError) as error:
@@ -832,12 +844,16 @@ def _reconfigure_stdio() -> None:
                 reconfigure(errors="replace")
 
 
-def _with_sims(spec: str, simulations: int) -> str:
-    """``model:PATH`` -> ``model:PATH:SIMS`` (a spec that gives its own budget is kept)."""
+def _with_sims(spec: str, simulations: int, symmetric: bool = False) -> str:
+    """``model:PATH[:symmetric]`` -> ``model:PATH:SIMS[:symmetric]`` (a spec that gives its
+    own budget is kept), and ``:symmetric`` added with ``symmetric``."""
     text = spec.strip()
-    if text.lower().startswith("model:") and not re.fullmatch(r"(?i)model:.+:[0-9]+", text):
-        return f"{text}:{simulations}"
-    return text
+    model = re.fullmatch(r"(?i)(model:.+?)(:[0-9]+)?(:symmetric)?", text)
+    if model is None:
+        return text
+    head, budget = model.group(1), model.group(2)
+    flag = ":symmetric" if symmetric else ""
+    return f"{head}{budget or f':{simulations}'}{model.group(3) or flag}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -907,7 +923,7 @@ def _run(args: argparse.Namespace) -> int:
         reader=LineReader(sys.stdout, echo=not stdin_tty),
         out=sys.stdout,
         style=Style(use_color(sys.stdout, args.color)),
-        hint=HintModel(model, model_path, new_game(), args.sims, args.seed),
+        hint=HintModel(model, model_path, new_game(), args.sims, args.seed, args.symmetric),
         names=names,
         show_thoughts=not args.quiet,
         save=args.save,
@@ -928,10 +944,16 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                 raise _NoModel(how_to_train(start.name, start.params, shown))
             print(f"loading the model {model_path} ...", flush=True)
             players.append(
-                ModelPlayer(model_path, start, simulations=args.sims, seed=args.seed or 0)
+                ModelPlayer(
+                    model_path,
+                    start,
+                    simulations=args.sims,
+                    seed=args.seed or 0,
+                    symmetric=args.symmetric,
+                )
             )
             continue
-        spec = _with_sims(spec, args.sims)
+        spec = _with_sims(spec, args.sims, args.symmetric)
         if spec.lower().startswith("model:"):
             print(f"loading {spec} ...", flush=True)
         players.append(make_player(spec, start, seed=seed))

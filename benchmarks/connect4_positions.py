@@ -21,6 +21,7 @@ from pathlib import Path
 from alphazero.checkpoints import CheckpointError, load_model
 from alphazero.games import make
 from alphazero.network import InferenceModel
+from alphazero.search import symmetric_policy
 from alphazero.solved_positions import (
     STAGES,
     evaluate_chooser,
@@ -37,6 +38,11 @@ def main() -> int:
     parser.add_argument(
         "--c-puct", type=float, default=1.5, help="exploration constant of the search"
     )
+    parser.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="average the network over each position and its mirror image",
+    )
     parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
     args = parser.parse_args()
     if args.sims < 1:
@@ -48,19 +54,22 @@ def main() -> int:
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    game = make("connect4")
     inference = InferenceModel(model, max_batch=1024, precision=args.precision)
+    if args.symmetric:
+        inference = symmetric_policy(inference, game)
     positions = load_positions()
     stages = ["all", *(n for n, _, _ in STAGES)]
     start = time.perf_counter()
     policy_report, values = evaluate_network(inference, positions)
-    rows = [("policy (no search)", policy_report, time.perf_counter() - start)]
+    sym = ", symmetric" if args.symmetric else ""
+    rows = [(f"policy (no search){sym}", policy_report, time.perf_counter() - start)]
     start = time.perf_counter()
     search_report = evaluate_chooser(search_chooser(inference, args.sims, args.c_puct), positions)
-    rows.append(
-        (f"search, {args.sims} sims, c {args.c_puct:g}", search_report, time.perf_counter() - start)
-    )
+    rows.append((f"search, {args.sims} sims{sym}", search_report, time.perf_counter() - start))
 
     print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
+    print(f"c_puct {args.c_puct:g}")
     print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
     for label, report, seconds in rows:
         cells = "".join(f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}" for k in stages)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from alphazero.games import make
 from alphazero.players import ModelPlayer
@@ -58,3 +59,20 @@ def test_a_kept_position_and_its_own_replies_searched_at_once_do_not_share_a_tre
     replies = [opened.sim_move(column) for column in opened.available_moves]
     moves = player.batch_moves([*replies, opened])
     assert all(m in g.available_moves for m, g in zip(moves, [*replies, opened], strict=True))
+
+
+def test_a_symmetric_model_spec_values_mirror_images_alike():
+    from alphazero.players import make_player
+
+    game = make("connect4").__class__.from_moves([0, 0, 1, 3])
+    mirror = make("connect4").__class__.from_moves([6, 6, 5, 3])
+    plain = make_player(f"model:{PRETRAINED / 'connect4'}:50", game)
+    symmetric = make_player(f"model:{PRETRAINED / 'connect4'}:50:symmetric", game)
+    assert symmetric.name.endswith(":50:symmetric") and not plain.name.endswith("symmetric")
+    planes = np.stack([game.encode(), mirror.encode()])
+    _, plain_values = plain.inference(planes)
+    logits, values = symmetric.inference(planes)
+    assert abs(plain_values[0] - plain_values[1]) > 1e-3  # the network alone tells them apart
+    assert values[0] == pytest.approx(values[1], abs=1e-5)
+    assert np.allclose(logits[0], logits[1][::-1], atol=1e-4)
+    assert symmetric.think(game).action in game.available_moves

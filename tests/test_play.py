@@ -570,3 +570,11 @@ def test_a_person_at_a_terminal_inside_tmux(tmp_path):
         assert "bye" in shown and "EXIT-CODE-0" in shown and "Traceback" not in shown
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+def test_symmetric_applies_to_model_specs(tmp_path):
+    model = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained" / "tictactoe"
+    args = ["--game", "tictactoe", "--p1", f"model:{model}", "--p2", "random", "--symmetric"]
+    play([*args, "--sims", "20", "--games", "2", "--quiet", "--save", "g.jsonl"], b"", tmp_path)
+    records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert records[0]["players"] == {"X": "model:tictactoe:20:symmetric", "O": "random"}

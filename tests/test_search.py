@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from alphazero.games import Game, make, value_to_parent
-from alphazero.search import Node, process_policy, run_simulations
+from alphazero.search import Node, process_policy, run_simulations, symmetric_policy
 
 
 def uniform_policy(num_actions: int):
@@ -258,3 +258,48 @@ def test_a_proven_won_root_plays_an_immediate_win():
     assert root.solved == 1.0
     choice = root.next(tau=1.0, rng=np.random.default_rng(0))
     assert choice.node.game.score == game.player
+
+
+def lopsided_policy(game: Game):
+    """A fixed random linear 'network' that ignores the board's symmetries."""
+    rng = np.random.default_rng(1)
+    size = int(np.prod(game.plane_shape))
+    to_logits = rng.normal(size=(size, game.num_actions))
+    to_value = rng.normal(size=size) / np.sqrt(size)
+
+    def policy(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat = planes.reshape(len(planes), -1)
+        return flat @ to_logits, np.tanh(flat @ to_value)
+
+    return policy
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("connect4", {}),
+        ("tictactoe", {}),
+        ("gomoku", {"size": 6, "n_in_row": 4}),
+        ("dots_and_boxes", {"rows": 2, "cols": 3}),
+    ],
+)
+def test_symmetric_policy_treats_symmetric_positions_alike(name, params):
+    game = make(name, **params)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        game = game.sim_move(int(rng.choice(game.available_moves)))
+    raw = lopsided_policy(game)
+    symmetric = symmetric_policy(raw, game)
+    probe = np.arange(game.num_actions, dtype=np.float64)
+    copies = game.symmetries(game.encode(), probe)
+    assert len(copies) > 1
+    planes = np.stack([copy for copy, _ in copies])
+    _, raw_values = raw(planes)
+    assert not np.allclose(raw_values, raw_values[0])  # the raw network tells copies apart
+
+    logits, values = symmetric(planes)
+    # The value is the mean over the copies, the same for each; copy k's move j is move
+    # perm[j] of the original position, and gets the same logit.
+    assert np.allclose(values, raw_values.mean())
+    for k, (_, perm) in enumerate(copies):
+        assert np.allclose(logits[k], logits[0][perm.astype(int)])

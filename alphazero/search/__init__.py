@@ -4,7 +4,7 @@ batched driver that searches many games at once (``run_simulations``, one step o
 
 from .batched import run_simulations, search_step
 from .node import Choice, Node, add_dirichlet_noise, backup, expand, select
-from .policy import Policy, process_policies, process_policy
+from .policy import Policy, process_policies, process_policy, symmetric_policy
 
 __all__ = [
     "Choice",
@@ -18,4 +18,5 @@ __all__ = [
     "run_simulations",
     "search_step",
     "select",
+    "symmetric_policy",
 ]

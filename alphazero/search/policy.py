@@ -49,3 +49,37 @@ def process_policy(policy: Policy, game: Game, player: int) -> tuple[np.ndarray,
         raise ValueError("process_policy needs a position where the game goes on")
     probs, values = process_policies(policy, [game])
     return probs[0], float(values[0])
+
+
+def symmetric_policy(policy: Policy, game: Game) -> Policy:
+    """``policy`` averaged over the symmetric copies of each position (``game.symmetries``).
+
+    Each batch of planes ``[B, H, W, C]`` is evaluated as ``[B * S, H, W, C]``, the ``S``
+    copies of every position side by side; each copy's logits are mapped back to the
+    original moves and averaged (a geometric mean of the move probabilities), and the values
+    are averaged too. The network was trained on all the copies, so this costs ``S`` times
+    the inference and removes the part of its error that differs between them. ``game`` is
+    any position of the game: the symmetries depend only on the board's shape.
+    """
+    probe = np.arange(game.num_actions, dtype=np.float64)
+    copies = game.symmetries(game.encode(), probe)
+    if len(copies) == 1:
+        return policy
+    # Copy k's move j is the original move perms[k, j].
+    perms = np.stack([moves.astype(np.int64) for _, moves in copies])
+
+    def evaluate(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        batch, count = len(planes), len(perms)
+        stacked = np.stack(
+            [copy for position in planes for copy, _ in game.symmetries(position, probe)]
+        )
+        logits, values = policy(stacked)
+        logits = np.asarray(logits, dtype=np.float64)[: batch * count]
+        logits = logits.reshape(batch, count, -1)
+        original = np.empty_like(logits)
+        for k, perm in enumerate(perms):
+            original[:, k, perm] = logits[:, k]
+        values = np.asarray(values, dtype=np.float64).reshape(-1)[: batch * count]
+        return original.mean(axis=1), values.reshape(batch, count).mean(axis=1)
+
+    return evaluate
