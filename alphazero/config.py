@@ -72,6 +72,11 @@ class SelfPlayConfig:
     final_temperature: float = field(default=0.0, metadata=_range(0.0, 10.0))
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
+    symmetric_search: bool = False
+    """Search with the network averaged over every symmetric copy of each position
+    (``symmetric_policy``): as many times the inference as the board has symmetries (2 in
+    Connect Four, 8 on a square board), for a network that disagrees with itself less. The
+    training evaluation games search with the plain network, so their Elo stays comparable."""
     resign_threshold: float | None = field(default=None, metadata=_range(-1.0, 0.0))
     """Resign when the root value for the mover falls below this (None: never)."""
     resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))

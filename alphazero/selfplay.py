@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
-from .search import Choice, Node, Policy, add_dirichlet_noise, search_step
+from .search import Choice, Node, Policy, add_dirichlet_noise, search_step, symmetric_policy
 
 
 @dataclass
@@ -117,6 +117,8 @@ def play_games(
     as soon as its own search is done, so games whose moves get different budgets (playout
     cap randomisation) keep the batch full.
     """
+    if selfplay.symmetric_search:
+        policy = symmetric_policy(policy, new_game())
     stats = SelfPlayStats()
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []

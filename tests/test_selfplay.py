@@ -191,3 +191,27 @@ def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
 
     # alpha 0.7 per move is mild noise; 0.7 in total (0.1 per move) is spiky.
     assert peak(True) > peak(False) + 0.15
+
+
+def test_symmetric_search_gives_mirror_images_the_same_visits():
+    def left_leaning(planes):
+        # Prefers the left columns and likes stones on the left: blind to the mirror.
+        batch = len(planes)
+        logits = np.tile(np.linspace(1.0, -1.0, 7), (batch, 1))
+        values = np.tanh(planes[:, :, :3, :2].sum(axis=(1, 2, 3)) - planes[:, :, 4:, :2].sum(
+            axis=(1, 2, 3)))  # fmt: skip
+        return logits, values
+
+    def first_target(symmetric: bool) -> np.ndarray:
+        search = SearchConfig(simulations=64, dirichlet_weight=0.0)
+        config = SelfPlayConfig(parallel_games=1, augment=False, symmetric_search=symmetric)
+        rng = np.random.default_rng(0)
+        examples, _ = play_games(
+            lambda: make("connect4"), left_leaning, 1, search, config, rng, False
+        )
+        return examples.policies[0] * 63  # visits of the empty board's children
+
+    plain, symmetric = first_target(False), first_target(True)
+    assert np.abs(plain - plain[::-1]).max() > 10
+    # Ties are broken by column order, so mirror columns may differ by one visit.
+    assert np.abs(symmetric - symmetric[::-1]).max() <= 1 + 1e-6
