@@ -63,6 +63,11 @@ def main() -> int:
     parser.add_argument(
         "--sims", type=int, default=800, help="model simulations per move (see SIMULATIONS)"
     )
+    parser.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="models average the network over the board's symmetries (see play.py --symmetric)",
+    )
     parser.add_argument("--readme", action="store_true", help="also update README.md's table")
     parser.add_argument(
         "--table-only", action="store_true", help="play nothing: rewrite the table from the results"
@@ -83,7 +88,8 @@ def main() -> int:
         name, params = game_config["name"], game_config.get("params") or {}
         start = make(name, **params)
         sims = SIMULATIONS.get(folder.name, args.sims)
-        model = ModelPlayer(folder, start, simulations=sims)
+        model = ModelPlayer(folder, start, simulations=sims, symmetric=args.symmetric)
+        setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
         cells, sides = {}, {}
         for seed, spec in enumerate(opponents):
@@ -98,7 +104,7 @@ def main() -> int:
                 "wins_second": result.wins - result.wins_first,
                 "games_second": result.games - result.games_first,
             }
-            print(f"{folder.name} ({sims} sims) vs {spec}: {result.wins}/{result.draws}/"
+            print(f"{folder.name} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%}, wins first "
                   f"{result.wins_first}/{result.games_first}, second "
                   f"{sides[spec]['wins_second']}/{sides[spec]['games_second']} "
@@ -107,7 +113,7 @@ def main() -> int:
         # Read again just before writing: another --only run may have added its row meanwhile.
         results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         results[folder.name] = {
-            "label": f"{folder.name} ({sims} sims)",
+            "label": f"{folder.name} ({setting})",
             "training": training_cost(folder),
             "games": args.games,
             "cells": cells,
