@@ -312,8 +312,7 @@ def check_spec(spec: str) -> None:
     if kind in ("uct", "rave") and rest:
         _budget(_strip_knowledge(rest)[0], spec)
         return
-    if kind == "model" and rest:
-        _model_options(rest, spec)
+    if model_spec_parts(spec) is not None:
         return
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
 
@@ -326,16 +325,20 @@ def _strip_knowledge(rest: str) -> tuple[str, bool]:
     return budget, bool(flag)
 
 
-def _model_options(rest: str, spec: str) -> tuple[str, int, bool]:
-    """``PATH[:SIMS][:symmetric]`` -> (path, simulations, symmetric)."""
-    path, symmetric = rest, False
+def model_spec_parts(spec: str) -> tuple[str, int | None, bool] | None:
+    """``model:PATH[:SIMS][:symmetric]`` -> (path, simulations or None, symmetric); None for
+    a spec of another kind. ``PlayerSpecError`` for fewer than 2 simulations."""
+    kind, _, path = spec.strip().partition(":")
+    if kind.lower() != "model" or not path:
+        return None
+    symmetric = False
     if m := re.fullmatch(r"(?i)(.+):symmetric", path):
         path, symmetric = m.group(1), True
-    simulations = DEFAULT_MODEL_SIMULATIONS
+    simulations = None
     if m := re.fullmatch(r"(.+):([0-9]+)", path):
         path, simulations = m.group(1), int(m.group(2))
-    if simulations < 2:  # the first simulation only evaluates the root
-        raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
+        if simulations < 2:  # the first simulation only evaluates the root
+            raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
     return path, simulations, symmetric
 
 
@@ -373,7 +376,13 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
         if options["knowledge"]:
             player.name += ":knowledge"
         return player
-    if kind == "model" and rest:
-        path, simulations, symmetric = _model_options(rest, spec)
-        return ModelPlayer(path, game, simulations=simulations, seed=seed or 0, symmetric=symmetric)
+    if (model := model_spec_parts(spec)) is not None:
+        path, simulations, symmetric = model
+        return ModelPlayer(
+            path,
+            game,
+            simulations=simulations or DEFAULT_MODEL_SIMULATIONS,
+            seed=seed or 0,
+            symmetric=symmetric,
+        )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

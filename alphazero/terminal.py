@@ -847,13 +847,14 @@ def _reconfigure_stdio() -> None:
 def _with_sims(spec: str, simulations: int, symmetric: bool = False) -> str:
     """``model:PATH[:symmetric]`` -> ``model:PATH:SIMS[:symmetric]`` (a spec that gives its
     own budget is kept), and ``:symmetric`` added with ``symmetric``."""
-    text = spec.strip()
-    model = re.fullmatch(r"(?i)(model:.+?)(:[0-9]+)?(:symmetric)?", text)
+    from .players import model_spec_parts
+
+    model = model_spec_parts(spec)
     if model is None:
-        return text
-    head, budget = model.group(1), model.group(2)
-    flag = ":symmetric" if symmetric else ""
-    return f"{head}{budget or f':{simulations}'}{model.group(3) or flag}"
+        return spec.strip()
+    path, budget, spec_symmetric = model
+    flag = ":symmetric" if symmetric or spec_symmetric else ""
+    return f"model:{path}:{budget or simulations}{flag}"
 
 
 def main(argv: list[str] | None = None) -> int:
