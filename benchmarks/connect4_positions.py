@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from alphazero.checkpoints import CheckpointError, load_model
 from alphazero.games import make
 from alphazero.network import InferenceModel
@@ -55,9 +57,8 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     game = make("connect4")
-    inference = InferenceModel(model, max_batch=1024, precision=args.precision)
-    if args.symmetric:
-        inference = symmetric_policy(inference, game)
+    network = InferenceModel(model, max_batch=1024, precision=args.precision)
+    inference = symmetric_policy(network, game) if args.symmetric else network
     positions = load_positions()
     stages = ["all", *(n for n, _, _ in STAGES)]
     start = time.perf_counter()
@@ -76,6 +77,16 @@ def main() -> int:
         print(f"{label:<28}{cells}   ({seconds:.0f} s)")
     cells = "".join(f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}" for k in stages)
     print(f"{'value: right result / mse':<28}{cells}")
+    # How far the plain network is from treating a position and its mirror image alike
+    # (what --symmetric averages away).
+    planes = np.stack([p.game.encode() for p in positions])
+    logits, values_plain = network(planes)
+    mirror_logits, mirror_values = network(np.ascontiguousarray(planes[:, :, ::-1]))
+    differ = float(np.mean(np.abs(np.asarray(values_plain) - np.asarray(mirror_values))))
+    mirrored_top = game.num_actions - 1 - np.argmax(mirror_logits, axis=1)
+    agree = float(np.mean(np.argmax(logits, axis=1) == mirrored_top))
+    print(f"plain network vs mirror images: values differ by {differ:.2f} on average, "
+          f"top moves agree in {agree:.0%}")  # fmt: skip
     return 0
 
 
