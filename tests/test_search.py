@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pytest
+from game_helpers import config_params
 
 from alphazero.games import Game, make, value_to_parent
 from alphazero.search import Node, process_policy, run_simulations, symmetric_policy
@@ -303,3 +304,24 @@ def test_symmetric_policy_treats_symmetric_positions_alike(name, params):
     assert np.allclose(values, raw_values.mean())
     for k, (_, perm) in enumerate(copies):
         assert np.allclose(logits[k], logits[0][perm.astype(int)])
+
+
+@pytest.mark.parametrize(("name", "params"), config_params())
+def test_symmetric_policy_shows_the_network_each_copy_of_each_position(name, params):
+    rng = np.random.default_rng(1)
+    positions = []
+    game = make(name, **params)
+    for _ in range(3):
+        game = game.sim_move(int(rng.choice(game.available_moves)))
+        positions.append(game)
+    seen = []
+
+    def recording(planes):
+        seen.append(planes.copy())
+        return np.zeros((len(planes), game.num_actions)), np.zeros(len(planes))
+
+    planes = np.stack([position.encode() for position in positions])
+    symmetric_policy(recording, game)(planes)
+    probe = np.zeros(game.num_actions)
+    expected = [copy for p in positions for copy, _ in game.symmetries(p.encode(), probe)]
+    np.testing.assert_array_equal(seen[0], np.stack(expected))

@@ -62,22 +62,30 @@ def symmetric_policy(policy: Policy, game: Game) -> Policy:
     any position of the game: the symmetries depend only on the board's shape.
     """
     probe = np.arange(game.num_actions, dtype=np.float64)
-    copies = game.symmetries(game.encode(), probe)
+    plane_shape = game.encode().shape
+    # Every symmetry only moves plane entries and moves around, so passing numbered probes
+    # through ``game.symmetries`` once gives each copy as index arrays for the whole batch.
+    numbered = np.arange(np.prod(plane_shape), dtype=np.float64).reshape(plane_shape)
+    copies = game.symmetries(numbered, probe)
     if len(copies) == 1:
         return policy
-    # Copy k's move j is the original move perms[k, j].
-    perms = np.stack([moves.astype(np.int64) for _, moves in copies])
+    # Copy k's plane entry i is the original entry cells[k, i]; its move j is moves[k, j].
+    cells = np.stack([planes.reshape(-1).astype(np.int64) for planes, _ in copies])
+    moves = np.stack([actions.astype(np.int64) for _, actions in copies])
+    for index, size in ((cells, numbered.size), (moves, game.num_actions)):
+        if not np.array_equal(
+            np.sort(index, axis=1), np.broadcast_to(np.arange(size), index.shape)
+        ):
+            raise ValueError(f"{game.name}: symmetries that are not permutations")
 
     def evaluate(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        batch, count = len(planes), len(perms)
-        stacked = np.stack(
-            [copy for position in planes for copy, _ in game.symmetries(position, probe)]
-        )
+        batch, count = len(planes), len(cells)
+        stacked = np.asarray(planes).reshape(batch, -1)[:, cells].reshape(-1, *plane_shape)
         logits, values = policy(stacked)
         logits = np.asarray(logits, dtype=np.float64)[: batch * count]
         logits = logits.reshape(batch, count, -1)
         original = np.empty_like(logits)
-        for k, perm in enumerate(perms):
+        for k, perm in enumerate(moves):
             original[:, k, perm] = logits[:, k]
         values = np.asarray(values, dtype=np.float64).reshape(-1)[: batch * count]
         return original.mean(axis=1), values.reshape(batch, count).mean(axis=1)
