@@ -93,6 +93,29 @@ def measure(
     return report
 
 
+RESULTS: tuple[tuple[str, int, int], ...] = (
+    ("draw", 0, 0),
+    ("win at the end", 1, 3),
+    ("earlier win", 4, 99),
+)
+"""Positions not already lost, by exact score: drawn; won only with one of the mover's last
+three stones (a win that rests on who must fill which square at the end); won sooner."""
+
+
+def measure_by_result(
+    positions: Sequence[SolvedPosition], actions: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    """``{kind: {"correct": share, "positions": n}}`` for each kind of ``RESULTS``."""
+    report: dict[str, dict[str, float]] = {}
+    for name, low, high in RESULTS:
+        members = [i for i, p in enumerate(positions) if low <= p.score <= high]
+        report[name] = {
+            "correct": float(np.mean([positions[i].is_correct(actions[i]) for i in members])),
+            "positions": len(members),
+        }
+    return report
+
+
 DRAW_BAND = 1 / 3
 """A value within this distance of 0 reads as a draw, above it as a win, below as a loss."""
 

@@ -6,7 +6,8 @@ exact accuracy (the best move by the solver's score), for the raw policy (the ne
 move, no search) and with PUCT search. A uniformly random player scores 43.1% correct and
 28.8% exact in expectation. Also reports the raw value head: the share of positions whose
 value reads as the exact result (win above 1/3, loss below -1/3, draw between) and its mean
-squared error. Run:
+squared error, and the search's correct share by exact result: drawn positions, positions
+won only with one of the mover's last three stones, and positions won sooner. Run:
 
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 --sims 800
 """
@@ -26,9 +27,10 @@ from alphazero.network import InferenceModel
 from alphazero.search import symmetric_policy
 from alphazero.solved_positions import (
     STAGES,
-    evaluate_chooser,
     evaluate_network,
     load_positions,
+    measure,
+    measure_by_result,
     search_chooser,
 )
 
@@ -66,7 +68,9 @@ def main() -> int:
     sym = ", symmetric" if args.symmetric else ""
     rows = [(f"policy (no search){sym}", policy_report, time.perf_counter() - start)]
     start = time.perf_counter()
-    search_report = evaluate_chooser(search_chooser(inference, args.sims, args.c_puct), positions)
+    choose = search_chooser(inference, args.sims, args.c_puct)
+    actions = choose([p.game for p in positions])
+    search_report = measure(positions, actions)
     rows.append((f"search, {args.sims} sims{sym}", search_report, time.perf_counter() - start))
 
     print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
@@ -77,6 +81,9 @@ def main() -> int:
         print(f"{label:<28}{cells}   ({seconds:.0f} s)")
     cells = "".join(f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}" for k in stages)
     print(f"{'value: right result / mse':<28}{cells}")
+    by_result = measure_by_result(positions, actions)
+    kinds = ", ".join(f"{k} {r['correct']:.1%} ({r['positions']})" for k, r in by_result.items())
+    print(f"search, correct by exact result: {kinds}")
     # How far the plain network is from treating a position and its mirror image alike
     # (what --symmetric averages away).
     planes = np.stack([p.game.encode() for p in positions])

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alphazero.solved_positions import evaluate_network, load_positions, measure, measure_values
+from alphazero.solved_positions import (
+    evaluate_network,
+    load_positions,
+    measure,
+    measure_by_result,
+    measure_values,
+)
 
 
 def test_positions_load_and_agree_with_the_engine():
@@ -38,6 +44,25 @@ def test_perfect_choices_score_full_marks_and_blunders_score_none():
         np.sign(v) == np.sign(p.score) for v in p.move_scores if v is not None)]  # fmt: skip
     scorable = [p for p in positions if p.score >= 0]
     assert blunders["all"]["correct"] == len(keeps) / len(scorable)
+
+
+def test_correct_moves_by_result_split_the_scorable_positions():
+    positions = load_positions()
+    best = [p.move_scores.index(p.score) for p in positions]
+    report = measure_by_result(positions, best)
+    assert list(report) == ["draw", "win at the end", "earlier win"]
+    assert sum(r["positions"] for r in report.values()) == sum(p.score >= 0 for p in positions)
+    assert all(r["correct"] == 1.0 for r in report.values())
+    # Spoil only the draws: the two kinds of win keep full marks.
+    spoiled = [
+        min(a for a, v in enumerate(p.move_scores) if v is not None and v < 0)
+        if p.score == 0 and any(v is not None and v < 0 for v in p.move_scores)
+        else move
+        for p, move in zip(positions, best, strict=True)
+    ]
+    report = measure_by_result(positions, spoiled)
+    assert report["draw"]["correct"] < 0.5
+    assert report["win at the end"]["correct"] == report["earlier win"]["correct"] == 1.0
 
 
 def test_a_random_player_lands_near_the_documented_figures():
