@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from game_helpers import config_params
 
-from alphazero.games import Game, make, value_to_parent
+from alphazero.games import Connect4, Game, make, value_to_parent
 from alphazero.search import Node, process_policy, run_simulations, symmetric_policy
 
 
@@ -325,3 +325,14 @@ def test_symmetric_policy_shows_the_network_each_copy_of_each_position(name, par
     probe = np.zeros(game.num_actions)
     expected = [copy for p in positions for copy, _ in game.symmetries(p.encode(), probe)]
     np.testing.assert_array_equal(seen[0], np.stack(expected))
+
+
+def test_symmetric_policy_refuses_symmetries_that_are_not_permutations():
+    class Blanking(Connect4):
+        """A "symmetry" that blanks the board: no index over a batch can apply it."""
+
+        def symmetries(self, planes, policy):
+            return [(planes, policy), (planes * 0, policy[::-1])]
+
+    with pytest.raises(ValueError, match="not permutations"):
+        symmetric_policy(lambda planes: (planes, planes), Blanking())
