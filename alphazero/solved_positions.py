@@ -165,13 +165,6 @@ def search_chooser(
     return choose
 
 
-def evaluate_chooser(
-    choose: Chooser, positions: Sequence[SolvedPosition] | None = None
-) -> dict[str, dict[str, float]]:
-    positions = load_positions() if positions is None else positions
-    return measure(positions, choose([p.game for p in positions]))
-
-
 def evaluate_network(
     policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     positions: Sequence[SolvedPosition] | None = None,
