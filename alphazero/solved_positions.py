@@ -96,10 +96,11 @@ def measure(
 RESULTS: tuple[tuple[str, int, int], ...] = (
     ("draw", 0, 0),
     ("win at the end", 1, 3),
-    ("earlier win", 4, 99),
+    ("earlier win", 4, 18),
 )
 """Positions not already lost, by exact score: drawn; won only with one of the mover's last
-three stones (a win that rests on who must fill which square at the end); won sooner."""
+three stones (a win that rests on who must fill which square at the end); won sooner (18 is
+the highest score, a win with the mover's fourth stone)."""
 
 
 def measure_by_result(
