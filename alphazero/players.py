@@ -176,7 +176,7 @@ class ModelPlayer:
         With ``symmetric`` the search sees the network averaged over every symmetric copy of
         each position (``symmetric_policy``): the copies cost more inference, and on the
         Connect Four solved positions it chose better moves (docs/learning_speed.md). The
-        win / draw / loss estimates stay the plain network's.
+        win / draw / loss estimates are averaged over the same copies.
         """
 
         self.path = str(path)
@@ -197,6 +197,7 @@ class ModelPlayer:
             inference = InferenceModel(model, max_batch=max_batch, precision="auto")
         self.network = inference
         """The plain network, for the win / draw / loss estimates."""
+        self.symmetric = symmetric
         self.inference = inference
         """What the search calls: the network, or its symmetric average."""
         if symmetric:
@@ -249,14 +250,21 @@ class ModelPlayer:
                 self._kept[node.game] = node
 
     def _root_wdl(self, games: Sequence[Game]) -> list[tuple[float, float, float] | None]:
-        """The network's win / draw / loss for each position's player to move."""
+        """The network's win / draw / loss for each position's player to move; with
+        ``symmetric``, the mean over each position's symmetric copies."""
         evaluate = getattr(self.network, "evaluate", None)
         if evaluate is None:
             return [None] * len(games)
-        _, wdl = evaluate(np.stack([game.encode() for game in games]))
+        if self.symmetric:
+            no_policy = np.zeros(games[0].num_actions)
+            planes = [c for g in games for c, _ in g.symmetries(g.encode(), no_policy)]
+        else:
+            planes = [game.encode() for game in games]
+        _, wdl = evaluate(np.stack(planes))
         wdl = np.asarray(wdl, dtype=np.float64)
         if wdl.ndim != 2 or wdl.shape[1] != 3:
             return [None] * len(games)
+        wdl = wdl.reshape(len(games), -1, 3).mean(axis=1)
         return [(float(row[0]), float(row[1]), float(row[2])) for row in wdl]
 
     def think(self, game: Game) -> Thought:

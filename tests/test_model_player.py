@@ -75,4 +75,9 @@ def test_a_symmetric_model_spec_values_mirror_images_alike():
     assert abs(plain_values[0] - plain_values[1]) > 1e-3  # the network alone tells them apart
     assert values[0] == pytest.approx(values[1], abs=1e-5)
     assert np.allclose(logits[0], logits[1][::-1], atol=1e-4)
-    assert symmetric.think(game).action in game.available_moves
+    thought, mirrored = symmetric.batch_think([game, mirror])
+    assert thought.action in game.available_moves
+    # The win / draw / loss estimate is averaged over the same copies as the search.
+    assert thought.wdl == pytest.approx(mirrored.wdl, abs=1e-4)
+    plain_wdl = [t.wdl for t in plain.batch_think([game, mirror])]
+    assert max(abs(a - b) for a, b in zip(*plain_wdl, strict=True)) > 1e-4
