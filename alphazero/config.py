@@ -304,7 +304,7 @@ def _check_combinations(config: Config) -> None:
     """Settings that are each valid but together would waste a run (or stop it hours in)."""
     from .baselines.perfect import is_solvable
     from .games import make
-    from .players import PlayerSpecError, check_spec
+    from .players import PlayerSpecError, check_spec, model_spec_parts
 
     game = make(config.game.name, **config.game.params)
     evaluation = config.evaluation
@@ -316,15 +316,13 @@ def _check_combinations(config: Config) -> None:
             check_spec(spec)
         except PlayerSpecError as error:
             raise ConfigError(f"{key}: {error}") from None
-        kind, _, rest = spec.strip().partition(":")
+        kind = spec.strip().partition(":")[0]
         if kind.lower() == "human":
             raise ConfigError(f"{key}: a person cannot be a ladder opponent during training")
         if kind.lower() == "perfect" and not is_solvable(game):
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
-        if kind.lower() == "model":
-            path = rest.rsplit(":", 1)[0] if rest.rsplit(":", 1)[-1].isdigit() else rest
-            if not Path(path).exists():
-                raise ConfigError(f"{key}: no model at {path}")
+        if (model := model_spec_parts(spec)) is not None and not Path(model[0]).exists():
+            raise ConfigError(f"{key}: no model at {model[0]}")
     if config.train.min_positions > config.replay.capacity:
         raise ConfigError(
             f"train.min_positions ({config.train.min_positions}) is above replay.capacity "

@@ -26,6 +26,10 @@ from alphazero.config import ConfigError, config_from_dict, load_config
         ({"evaluation": {"opponents": ["human"]}}, "a person cannot be a ladder opponent"),
         ({"evaluation": {"opponents": ["perfect"]}}, "no perfect player for connect4"),
         ({"evaluation": {"opponents": ["model:/nowhere.keras"]}}, "no model at /nowhere.keras"),
+        (
+            {"evaluation": {"opponents": ["model:/nowhere.keras:800:symmetric"]}},
+            "no model at /nowhere.keras",
+        ),
         ({"train": {"min_positions": 10}, "replay": {"capacity": 5}}, "would never start"),
         ({"selfplay": {"fast_simulations": 300}}, "must be below search.simulations"),
         (
@@ -53,3 +57,10 @@ def test_the_perfect_player_is_a_valid_opponent_where_the_game_is_solved():
         {"game": {"name": "tictactoe"}, "evaluation": {"opponents": ["random", "perfect"]}}
     )
     assert config.evaluation.opponents == ["random", "perfect"]
+
+
+def test_a_ladder_model_spec_takes_every_model_form():
+    shipped = Path(__file__).parent.parent / "checkpoints" / "pretrained" / "connect4"
+    for spec in (f"model:{shipped}", f"model:{shipped}:800", f"model:{shipped}:800:symmetric"):
+        config = config_from_dict({"evaluation": {"opponents": [spec]}})
+        assert config.evaluation.opponents == [spec]
