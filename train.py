@@ -32,7 +32,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--run-dir",
         type=Path,
         default=None,
-        help="run folder (default: checkpoints/<config file name>)",
+        help="run folder (default: checkpoints/<the config's run_name, else its file name>)",
     )
     parser.add_argument(
         "--resume",
