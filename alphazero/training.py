@@ -42,6 +42,9 @@ class RunState:
     """Elo ratings of the evaluation opponents, measured once per run."""
     best_elo: float | None = None
     elo_history: list[tuple[int, float]] = field(default_factory=list)
+    best_rule: str | None = None
+    """How best.keras was chosen; a hand-written one (a model picked by other measures) stays
+    until the run picks a new best itself."""
 
     def to_metadata(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class RunState:
             "ladder": self.ladder,
             "best_elo": self.best_elo,
             "elo_history": [list(item) for item in self.elo_history],
+            "best_rule": self.best_rule,
         }
 
     @classmethod
@@ -73,6 +77,7 @@ class RunState:
             ladder=meta.get("ladder"),
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
+            best_rule=meta.get("best_rule"),
         )
 
 
@@ -166,16 +171,17 @@ def train(
                 record["evaluation"] = evaluation
             if _tracks_solved_positions(config):
                 record["connect4_positions"] = _solved_positions(inference)
+            if is_best or state.best_rule is None:
+                state.best_rule = (
+                    "highest Elo against the evaluation ladder"
+                    if config.evaluation.every
+                    else "latest (evaluation.every is 0)"
+                )
             meta = {
                 **state.to_metadata(),
                 "game": {"name": config.game.name, "params": dict(config.game.params)},
                 "metrics": record,
                 "rng": rng.bit_generator.state,
-                "best_rule": (
-                    "highest Elo against the evaluation ladder"
-                    if config.evaluation.every
-                    else "latest (evaluation.every is 0)"
-                ),
             }
             keep = bool(config.checkpoint.keep_every) and (
                 iteration % config.checkpoint.keep_every == 0
