@@ -247,7 +247,9 @@ def _advance(
     if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
         choice = _random_move(root, rng)
     else:
-        choice = root.next(tau, rng)
+        # The weak side is meant to slip, so its samples are not cut.
+        cutoff = None if weak else selfplay.temperature_value_cutoff
+        choice = root.next(tau, rng, value_cutoff=cutoff)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.moves += 1

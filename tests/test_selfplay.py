@@ -215,3 +215,21 @@ def test_symmetric_search_gives_mirror_images_the_same_visits():
     assert np.abs(plain - plain[::-1]).max() > 10
     # Ties are broken by column order, so mirror columns may differ by one visit.
     assert np.abs(symmetric - symmetric[::-1]).max() <= 1 + 1e-6
+
+
+def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
+    """Tic-tac-toe with every move sampled from the visits: the search's second-rate moves
+    decide many games. With the cutoff only moves valued about as well as the most visited
+    one are sampled, and the games are mostly the draws that best play gives."""
+
+    def draws(cutoff):
+        config = SelfPlayConfig(
+            parallel_games=40, temperature_moves=9, augment=False, temperature_value_cutoff=cutoff
+        )
+        search = SearchConfig(simulations=400, dirichlet_weight=0.0)
+        rng = np.random.default_rng(0)
+        _, stats = play_games(lambda: make("tictactoe"), uniform(9), 40, search, config, rng, False)
+        return stats.draws
+
+    assert draws(None) <= 30  # 23 of 40 when written
+    assert draws(0.1) >= 38  # 40

@@ -73,12 +73,19 @@ class Node:
 
         run_simulations([self], policy, simulations=1, c_puct=c_puct)
 
-    def next(self, tau: float = 1.0, rng: np.random.Generator | None = None) -> Choice:
+    def next(
+        self,
+        tau: float = 1.0,
+        rng: np.random.Generator | None = None,
+        value_cutoff: float | None = None,
+    ) -> Choice:
         """Pick the move to play from the visit counts sharpened by temperature ``tau``.
 
         A proven win is always taken and a move proven lost never is while another is not.
         ``tau`` near 0 takes the most visited move (ties broken at random); ``tau = 1``
-        samples in proportion to visits. The chosen child is detached
+        samples in proportion to visits. With ``value_cutoff``, sampling only considers the
+        visited moves whose value ``V`` (for this node's mover) is within ``value_cutoff``
+        of the most visited move's. The chosen child is detached
         from this tree and becomes the new root, keeping its subtree.
 
         Returns the child, the search value of this position for the player to move here,
@@ -115,6 +122,16 @@ class Node:
                 top = np.flatnonzero(counts == counts.max())
                 chosen = pool[int(rng.choice(top))]
             else:
+                if value_cutoff is not None:
+                    # A sampled blunder makes the game's result a poor value target for
+                    # every position before it (Leela Chess Zero's temp-value-cutoff).
+                    best = pool[int(np.argmax(counts))]
+                    kept = [
+                        i
+                        for i, c in enumerate(pool)
+                        if c is best or (c.N > 0 and c.V >= best.V - value_cutoff)
+                    ]
+                    pool, counts = [pool[i] for i in kept], counts[kept]
                 weights = (counts / counts.max()) ** (1.0 / tau)
                 chosen = pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
         value = self.search_value()
