@@ -45,6 +45,9 @@ class RunState:
     best_rule: str | None = None
     """How best.keras was chosen; a hand-written one (a model picked by other measures) stays
     until the run picks a new best itself."""
+    best_cost: dict[str, float] | None = None
+    """Self-play ``games`` and ``cpu_seconds`` the run had spent when best.keras was saved
+    (None in runs from before it was recorded)."""
 
     def to_metadata(self) -> dict[str, Any]:
         return {
@@ -61,6 +64,7 @@ class RunState:
             "best_elo": self.best_elo,
             "elo_history": [list(item) for item in self.elo_history],
             "best_rule": self.best_rule,
+            "best_cost": self.best_cost,
         }
 
     @classmethod
@@ -78,6 +82,7 @@ class RunState:
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
             best_rule=meta.get("best_rule"),
+            best_cost=meta.get("best_cost"),
         )
 
 
@@ -171,6 +176,8 @@ def train(
                 record["evaluation"] = evaluation
             if _tracks_solved_positions(config):
                 record["connect4_positions"] = _solved_positions(inference)
+            if is_best:
+                state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
             if is_best or state.best_rule is None:
                 state.best_rule = (
                     "highest Elo against the evaluation ladder"

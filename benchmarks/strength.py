@@ -5,8 +5,9 @@ against ``uct:200``, ``uct:1000`` and ``uct:5000``, and against the perfect play
 game is small enough to solve. The table (score with its 95% confidence interval, and
 wins / draws / losses) is printed, written to ``docs/strength.md`` and, with
 ``--readme``, into README.md between its strength markers. Each row also gives what the model
-cost to train (self-play games and CPU hours, from its ``metadata.json``). Results are kept in
-``docs/strength.json``, so ``--only NAME`` measures one model and keeps the other rows. Run:
+cost to train (self-play games and CPU hours, ``best_cost`` in its ``metadata.json``). Results
+are kept in ``docs/strength.json``, so ``--only NAME`` measures one model and keeps the other
+rows. Run:
 
     python benchmarks/strength.py --readme
 """
@@ -44,11 +45,21 @@ def cell(result: MatchResult) -> str:
 
 
 def training_cost(folder: Path) -> str:
-    """Self-play games and CPU hours recorded in a run folder's ``metadata.json``."""
+    """What the run's best.keras cost to train: self-play games and CPU hours.
+
+    From ``best_cost`` in the run's ``metadata.json``, recorded when it saved best.keras; a
+    run from before that was recorded gives its whole total, marked as such.
+    """
     try:
         metadata = json.loads((folder / "metadata.json").read_text())
+        cost = metadata.get("best_cost")
+        if cost:
+            return f"{cost['games']:,} games<br>{cost['cpu_seconds'] / 3600:.2f} CPU-h"
         hours = metadata["timings"]["cpu_seconds"] / 3600
-        return f"{metadata['games']:,} games<br>{hours:.2f} CPU-h"
+        return (
+            f"{metadata['games']:,} games<br>{hours:.2f} CPU-h<br>"
+            f"(all {metadata['iteration']} iterations)"
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return "-"
 
@@ -140,8 +151,8 @@ def main() -> int:
     note = (
         f"Score (95% CI) and wins/draws/losses over {' or '.join(map(str, games))} games per "
         f'opponent, sides alternating; the model plays its run\'s best.keras, and "trained on" '
-        f"is the run's total when it was measured. `python benchmarks/strength.py --readme` "
-        f"regenerates it."
+        f"is what the run had spent when it saved that model (or the run's total where that was "
+        f"not recorded). `python benchmarks/strength.py --readme` regenerates it."
     )
     print("\n" + table)
     (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"

@@ -133,25 +133,30 @@ def test_best_is_the_latest_model_until_the_first_evaluation(tmp_path):
     assert meta["best"] == meta["model"] == "models/iter_0002.keras"
 
 
-def test_a_hand_picked_best_keeps_its_rule_until_the_run_picks_a_new_best(tmp_path):
+def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_best(tmp_path):
     evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
     config = tiny_config(iterations=3, evaluation=evaluation)
     run, path = tmp_path / "run", tmp_path / "run" / "metadata.json"
     train(config, run, progress=False, max_iterations=1)
     meta = json.loads(path.read_text())
     assert meta["best_rule"] == "highest Elo against the evaluation ladder"
+    first_cost = {"games": 6, "cpu_seconds": meta["timings"]["cpu_seconds"]}
+    assert meta["best_cost"] == first_cost
     # Someone picks iteration 1 by other measures; no later Elo can beat it.
     path.write_text(json.dumps({**meta, "best_rule": "by hand", "best_elo": 1e9}))
     train(config, run, resume=True, progress=False, max_iterations=1)
     meta = json.loads(path.read_text())
     assert meta["iteration"] == 2
     assert (meta["best"], meta["best_rule"]) == ("models/iter_0001.keras", "by hand")
+    assert meta["games"] == 12
+    assert meta["best_cost"] == first_cost  # what iteration 1 cost, not the run so far
     # Once the run's own rule picks a new best, the rule says so again.
     path.write_text(json.dumps({**meta, "best_elo": -1e9}))
     train(config, run, resume=True, progress=False)
     meta = json.loads(path.read_text())
     assert meta["best"] == "models/iter_0003.keras"
     assert meta["best_rule"] == "highest Elo against the evaluation ladder"
+    assert meta["best_cost"] == {"games": 18, "cpu_seconds": meta["timings"]["cpu_seconds"]}
 
 
 def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
