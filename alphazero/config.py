@@ -71,10 +71,10 @@ class SelfPlayConfig:
     """Moves (of the whole game) played with temperature 1; later ones take the top move."""
     final_temperature: float = field(default=0.0, metadata=_range(0.0, 10.0))
     temperature_value_cutoff: float | None = field(default=None, metadata=_range(0.0, 2.0))
-    """While sampling with temperature 1, leave out the moves whose search value is more than
-    this below the most visited move's (values in [-1, 1]; None: sample from every move). A
-    sampled blunder decides the game, and its result is then a wrong value target for every
-    position before it."""
+    """When a move is sampled (temperature above 0), leave out the moves whose search value is
+    more than this below the most visited move's (values in [-1, 1]; None: sample from every
+    move). A sampled blunder decides the game, and its result is then a wrong value target
+    for every position before it. The weak side of ``weak_side_share`` games is not cut."""
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
     symmetric_search: bool = False
