@@ -346,12 +346,12 @@ def test_sampling_with_a_value_cutoff_skips_moves_valued_well_below_the_most_vis
     root.children[0].V = -0.5
 
     def picks(cutoff):
-        fresh = {}
+        chosen: dict[int, int] = {}
         for seed in range(300):
             choice = root.next(1.0, np.random.default_rng(seed), value_cutoff=cutoff)
             choice.node.mother = root  # next() detaches the chosen child; put it back
-            fresh[choice.action] = fresh.get(choice.action, 0) + 1
-        return fresh
+            chosen[choice.action] = chosen.get(choice.action, 0) + 1
+        return chosen
 
     assert picks(None).get(0, 0) > 0
     cut = picks(0.15)
