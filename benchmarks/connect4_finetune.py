@@ -1,17 +1,26 @@
-"""Is a Connect Four network short of training steps, or of better data?
+"""Is a Connect Four network short of training steps, of capacity, or of better data?
 
-Trains a saved model further on a replay buffer it was trained on (a run's
-``buffer_NNNN.npz``), at a constant learning rate, and every ``--every`` steps prints the
-raw network's measures on the solved positions (``alphazero.solved_positions``): correct and
-exact share of its top moves, and the share of positions its value reads as the exact result
-with its mean squared error. If more steps at a lower rate raise these, the run is short of
-training; if the training losses fall and the measures do not, the network already fits its
-data as well as it generalises, and better targets or positions are what would help. The
-positions only measure: nothing here learns from them. Run:
+Trains a network on replay buffers of a run (its ``buffer_NNNN.npz`` files; several are
+joined, dropping the examples two neighbouring buffers share) and every ``--every`` steps
+prints the raw network's measures on the solved positions (``alphazero.solved_positions``):
+correct and exact share of its top moves, and the share of positions its value reads as the
+exact result with its mean squared error. The positions only measure: nothing here learns
+from them.
+
+* ``--model``: a saved model trains further, at a constant rate by default. If more steps at
+  a lower rate raise its measures, the run is short of training; if the training losses fall
+  and the measures do not, the network fits its data as well as it generalises.
+* ``--fresh FILTERSxBLOCKS``: a new network of that size learns the same self-play data from
+  scratch. Against a fresh network of the run's own size on the same data and steps, this
+  tells whether a larger network would get more out of what self-play produced.
+
+Run:
 
     python benchmarks/connect4_finetune.py \\
         --model checkpoints/pretrained/connect4/models/iter_0245.keras \\
         --buffer checkpoints/pretrained/connect4/buffer_0245.npz --lr 1e-5 --steps 3000
+    python benchmarks/connect4_finetune.py --fresh 128x6 --buffer b1.npz b2.npz \\
+        --lr 1e-3 --schedule cosine --steps 8000 --every 1000 --save big.keras
 """
 
 from __future__ import annotations
@@ -21,22 +30,74 @@ import sys
 import time
 from pathlib import Path
 
+import keras
 import numpy as np
 
 from alphazero.checkpoints import CheckpointError, load_model
-from alphazero.config import TrainConfig
-from alphazero.games import make
-from alphazero.network import InferenceModel
+from alphazero.config import NetworkConfig, TrainConfig
+from alphazero.games import Game, make
+from alphazero.network import InferenceModel, build_network
 from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.solved_positions import evaluate_network, load_positions
 from alphazero.trainer import Trainer
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """``"128x6"`` -> ``(128, 6)``: filters and residual blocks."""
+    try:
+        filters, blocks = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected FILTERSxBLOCKS such as 128x6, got {text!r}"
+        ) from None
+    if filters < 1 or blocks < 0:
+        raise argparse.ArgumentTypeError(f"filters must be >= 1 and blocks >= 0, got {text!r}")
+    return filters, blocks
+
+
+def load_union(paths: list[Path], game: Game) -> ReplayBuffer:
+    """One buffer holding every distinct example of the buffers at ``paths``.
+
+    A run's consecutive buffers overlap (each holds the last ``capacity`` examples), so an
+    example found in an earlier file is not added again.
+    """
+    parts = []
+    for path in paths:
+        buffer = ReplayBuffer.load(path, plane_shape=game.plane_shape, num_actions=game.num_actions)
+        parts.append(buffer.arrays())
+    planes, policies, values = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+    rows = np.concatenate(
+        [
+            planes.reshape(len(planes), -1).view(np.uint8),
+            policies.view(np.uint8),
+            values.reshape(-1, 1).view(np.uint8),
+        ],
+        axis=1,
+    )
+    _, first = np.unique(np.ascontiguousarray(rows).view(f"V{rows.shape[1]}"), return_index=True)
+    keep = np.sort(first)
+    union = ReplayBuffer(len(keep), game.plane_shape, game.num_actions)
+    union.add(planes[keep], policies[keep], values[keep])
+    return union
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", type=Path, required=True, help="run folder or .keras file")
-    parser.add_argument("--buffer", type=Path, required=True, help="a run's buffer_NNNN.npz")
-    parser.add_argument("--lr", type=float, default=1e-5, help="constant Adam learning rate")
+    start_from = parser.add_mutually_exclusive_group(required=True)
+    start_from.add_argument("--model", type=Path, help="run folder or .keras file to train on")
+    start_from.add_argument(
+        "--fresh", type=parse_size, metavar="FILTERSxBLOCKS", help="train a new network, e.g. 128x6"
+    )
+    parser.add_argument(
+        "--buffer", type=Path, nargs="+", required=True, help="a run's buffer_NNNN.npz files"
+    )
+    parser.add_argument("--lr", type=float, default=1e-5, help="Adam learning rate")
+    parser.add_argument(
+        "--schedule",
+        choices=["constant", "cosine"],
+        default="constant",
+        help="constant rate, or cosine decay to a tenth of --lr over --steps",
+    )
     parser.add_argument("--steps", type=int, default=3000, help="train steps in all")
     parser.add_argument("--every", type=int, default=500, help="steps between measurements")
     parser.add_argument("--batch-size", type=int, default=256, help="positions a step")
@@ -46,21 +107,38 @@ def main() -> int:
     for name in ("lr", "steps", "every", "batch_size"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")
+    if args.schedule == "cosine" and args.model is not None:
+        # A schedule is a function of the optimizer's step count, which a saved model has
+        # long passed: the decay would already be over.
+        parser.error("--schedule cosine needs --fresh")
     game = make("connect4")
     try:
-        model = load_model(args.model, game, compile=True)
-        buffer = ReplayBuffer.load(
-            args.buffer, plane_shape=game.plane_shape, num_actions=game.num_actions
-        )
+        buffer = load_union(args.buffer, game)
+        if args.model is not None:
+            model = load_model(args.model, game, compile=True)
+            name = str(args.model)
+        else:
+            filters, blocks = args.fresh
+            keras.utils.set_random_seed(args.seed)
+            model = build_network(
+                game.plane_shape, game.num_actions, NetworkConfig(filters=filters, blocks=blocks)
+            )
+            name = f"a fresh {filters}x{blocks} network ({model.count_params():,} weights)"
     except (CheckpointError, ReplayBufferError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    config = TrainConfig(batch_size=args.batch_size, learning_rate=args.lr, lr_schedule="constant")
-    # The saved Adam keeps its moments; the constant rate replaces the run's schedule.
+    config = TrainConfig(
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        lr_schedule=args.schedule,
+        lr_decay_steps=args.steps,
+    )
+    # A saved Adam keeps its moments; the constant rate replaces the run's schedule.
     trainer = Trainer(model, config)
     positions = load_positions()
     rng = np.random.default_rng(args.seed)
-    print(f"{args.model} on {args.buffer} ({len(buffer)} positions), lr {args.lr:g}")
+    files = ", ".join(path.name for path in args.buffer)
+    print(f"{name} on {files} ({len(buffer):,} distinct positions), lr {args.lr:g} {args.schedule}")
     print(f"{'step':>6} {'policy correct':>15} {'exact':>7} {'value result':>13} {'mse':>6}"
           f" {'train policy loss':>18} {'value loss':>11} {'seconds':>8}")  # fmt: skip
 
