@@ -31,9 +31,10 @@ from alphazero.players import ModelPlayer, make_player
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
 RESULTS = ROOT / "docs" / "strength.json"
-SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400}
+SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400, "connect4": 400}
 """PUCT simulations per move for a model folder, where it differs from --sims (Gomoku 8x8:
-its games are the longest, and 400 keep its 300 games within about half an hour)."""
+its games are the longest; Connect Four: its 128x6 network costs about three times the
+inference of the others; 400 keep each one's 300 games within about half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
 
 
