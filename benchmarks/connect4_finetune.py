@@ -1,11 +1,11 @@
 """Is a Connect Four network short of training steps, of capacity, or of better data?
 
 Trains a network on replay buffers of a run (its ``buffer_NNNN.npz`` files; several are
-joined, dropping the examples two neighbouring buffers share) and every ``--every`` steps
-prints the raw network's measures on the solved positions (``alphazero.solved_positions``):
-correct and exact share of its top moves, and the share of positions its value reads as the
-exact result with its mean squared error. The positions only measure: nothing here learns
-from them.
+joined, keeping each identical example once, as neighbouring buffers share many) and every
+``--every`` steps prints the raw network's measures on the solved positions
+(``alphazero.solved_positions``): correct and exact share of its top moves, and the share
+of positions its value reads as the exact result with its mean squared error. The
+positions only measure: nothing here learns from them.
 
 * ``--model``: a saved model trains further, at a constant rate by default. If more steps at
   a lower rate raise its measures, the run is short of training; if the training losses fall
@@ -56,10 +56,11 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def load_union(paths: list[Path], game: Game) -> ReplayBuffer:
-    """One buffer holding every distinct example of the buffers at ``paths``.
+    """One buffer holding every distinct example of the buffers at ``paths``, oldest first.
 
     A run's consecutive buffers overlap (each holds the last ``capacity`` examples), so an
-    example found in an earlier file is not added again.
+    example (position, policy target and value target, byte for byte) already seen, in an
+    earlier file or the same one, is not added again.
     """
     parts = []
     for path in paths:
