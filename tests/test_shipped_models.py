@@ -52,3 +52,18 @@ def test_shipped_model_plays_legal_moves_and_is_the_default(folder, monkeypatch)
     monkeypatch.chdir(ROOT)
     found = default_model(config.game.name, dict(config.game.params))
     assert found is not None and found.resolve() == folder.resolve()
+
+
+def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_holds_out():
+    """6x6 four in a row is a first-player win; after X d4 every reply but c3 loses by X's 5th
+    stone, c3 by its 6th (tests/test_forced_win.py checks the search; here, the model)."""
+    from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
+
+    game = make("gomoku", size=6, n_in_row=4).sim_move(15)  # X d4, a centre point
+    search = ForcedWinSearch(6, 4)
+    holds = [
+        a for a in game.available_moves if shortest_forced_win(game.sim_move(a), 4, search) is None
+    ]
+    assert [game.format_move(a) for a in holds] == ["c3"]
+    player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku", game, simulations=200)
+    assert player(game) in holds

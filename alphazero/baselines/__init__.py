@@ -1,5 +1,7 @@
-"""Players that do not learn: the yardsticks a trained network is measured against."""
+"""Players that do not learn, the yardsticks a trained network is measured against, and exact
+searches where a game is small enough."""
 
+from .forced_win import ForcedWinSearch, shortest_forced_win
 from .perfect import PerfectPlayer, solve
 from .rave import RAVENode, RAVEPlayer, RAVESearch
 from .rollouts import rollout, rollout_moves
@@ -7,6 +9,7 @@ from .uct import UCT, MonteCarloTreeSearch, UCTNode, UCTPlayer
 
 __all__ = [
     "UCT",
+    "ForcedWinSearch",
     "MonteCarloTreeSearch",
     "PerfectPlayer",
     "RAVENode",
@@ -16,5 +19,6 @@ __all__ = [
     "UCTPlayer",
     "rollout",
     "rollout_moves",
+    "shortest_forced_win",
     "solve",
 ]

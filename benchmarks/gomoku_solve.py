@@ -1,0 +1,70 @@
+"""Does the player to move force n in a row on a small Gomoku board, and how soon?
+
+Deepens ``alphazero.baselines.forced_win`` one move at a time from a position (the empty
+board by default) and prints, for each number of the mover's own moves, whether that many
+force a line, with the positions searched and the time taken. On 6x6 four in a row it
+proves the first player wins with its 6th stone at the latest, whatever the second player
+does (about 30 s on one core), which is why a model playing second can only win there when
+its opponent throws a won game away. Run:
+
+    python benchmarks/gomoku_solve.py                      # 6x6 four, empty board
+    python benchmarks/gomoku_solve.py --moves d3 c2        # after the centre and a reply
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
+from alphazero.games import Gomoku, MoveParseError
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=6, help="board size (default 6)")
+    parser.add_argument("--n-in-row", type=int, default=4, help="line length (default 4)")
+    parser.add_argument(
+        "--moves", nargs="*", default=[], help="moves from the empty board, e.g. d3 c2"
+    )
+    parser.add_argument(
+        "--max-moves", type=int, default=8, help="deepest number of own moves tried (default 8)"
+    )
+    args = parser.parse_args()
+    try:
+        game = Gomoku.from_moves(args.moves, size=args.size, n_in_row=args.n_in_row)
+    except (MoveParseError, ValueError) as error:
+        parser.error(str(error))
+    if game.score is not None:
+        parser.error("the game is already over after those moves")
+    print(game.render())
+    mover = "first" if game.player == 1 else "second"
+    search = ForcedWinSearch(args.size, args.n_in_row)
+    start = last = time.perf_counter()
+    nodes = 0
+
+    def report(moves: int, won: bool) -> None:
+        nonlocal last, nodes
+        now = time.perf_counter()
+        print(
+            f"the {mover} player (to move) forces a line within {moves} of its own moves: "
+            f"{'yes' if won else 'no '}  ({search.nodes - nodes:,} positions, {now - last:.1f} s)",
+            flush=True,
+        )
+        last, nodes = now, search.nodes
+
+    moves = shortest_forced_win(game, args.max_moves, search, report)
+    total = time.perf_counter() - start
+    if moves is None:
+        print(f"no forced win within {args.max_moves} own moves ({total:.1f} s)")
+    else:
+        print(
+            f"proven: the {mover} player wins with its {moves}th move from here at the latest, "
+            f"and not sooner against the best defence ({total:.1f} s in all)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
