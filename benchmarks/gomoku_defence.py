@@ -3,15 +3,16 @@
 Plays ``--games`` games of the model against ``--opponent`` (sides alternating), then checks
 every move of the model's with the exact forced-win search (``alphazero.baselines.forced_win``):
 
-* **moving first**, where the position before its move is a proven win: does the move keep a
-  proven win (the opponent's reply included, which can only help it)?
+* **moving first**, where the position before its move is a proven win: does every reply
+  to the move still lose (within ``--depth``), so that the move kept the win?
 * **moving second**: is the move one of the replies that hold out longest (the first
   player's quickest forced win after it is the latest, or none within the depth searched)?
 
-A position the search cannot decide within ``--depth`` of the first player's moves is skipped
-and counted (moving second: one where no reply loses within the depth). On 6x6 four in a
-row (a first-player win, ``benchmarks/gomoku_solve.py``) this measures the model against
-perfect play, whatever the opponent's mistakes do to the score.
+Positions without a proven result are counted apart: moving first, one with no forced win
+within the depth (the win was thrown away before, or lies deeper); moving second, one where
+no reply loses within the depth. On 6x6 four in a row (a first-player win by its 6th stone,
+``benchmarks/gomoku_solve.py``, so the default depth decides the empty board) this measures
+the model against perfect play, whatever the opponent's mistakes do to the score.
 Run:
 
     python benchmarks/gomoku_defence.py --model checkpoints/pretrained/gomoku --games 20
@@ -62,19 +63,19 @@ def main() -> int:
     search = ForcedWinSearch(args.size, args.n_in_row)
 
     def quickest_win(moves: list[int]) -> int | None:
-        """The first player's quickest forced win after ``moves`` (None: not within depth)."""
+        """The first player's quickest forced win after ``moves``, in its own moves (0: it
+        has won); None if it has none within the depth, or the game ended otherwise."""
         game = Gomoku.from_moves(moves, size=args.size, n_in_row=args.n_in_row)
         if game.score is not None:
             return 0 if game.score == 1 else None
-        wins = shortest_forced_win(game, args.depth, search) if game.player == 1 else None
-        if game.player == -1:  # the second player to move: the first wins once every reply loses
-            replies = [[*moves, a] for a in game.available_moves]
-            latest = [quickest_win(r) for r in replies]
-            wins = None if None in latest else max(latest)  # type: ignore[type-var]
-        return wins
+        if game.player == 1:
+            return shortest_forced_win(game, args.depth, search)
+        # The second player to move: the first wins once every reply loses.
+        latest = [quickest_win([*moves, a]) for a in game.available_moves]
+        return None if None in latest else max(latest)  # type: ignore[type-var]
 
     start = time.perf_counter()
-    first = {"kept": 0, "lost": 0, "undecided": 0}
+    first = {"kept": 0, "not kept": 0, "undecided": 0}
     second = {"longest": 0, "shorter": 0, "undecided": 0}
     for index, moves in enumerate(tqdm(result.moves, desc="checking moves", unit="game")):
         model_side = 0 if index % 2 == 0 else 1  # model moves at even plies in even games
@@ -84,8 +85,8 @@ def main() -> int:
                 if quickest_win(before) is None:
                     first["undecided"] += 1
                     continue
-                after = quickest_win(moves[: ply + 2])
-                first["kept" if after is not None else "lost"] += 1
+                after = quickest_win(moves[: ply + 1])  # every reply, not just the one played
+                first["kept" if after is not None else "not kept"] += 1
             else:
                 game = Gomoku.from_moves(before, size=args.size, n_in_row=args.n_in_row)
                 holds = {a: quickest_win([*before, a]) for a in game.available_moves}
@@ -99,12 +100,14 @@ def main() -> int:
                     kept = not beyond and holds[moves[ply]] == longest
                     second["longest" if kept else "shorter"] += 1
     print(
-        f"moving first, moves that keep a proven win: {first['kept']} of "
-        f"{first['kept'] + first['lost']} ({first['undecided']} positions not decided)"
+        f"moving first, from a proven win, moves after which every reply still loses: "
+        f"{first['kept']} of {first['kept'] + first['not kept']} "
+        f"({first['undecided']} positions with no forced win within the depth)"
     )
     print(
         f"moving second, replies that hold out longest: {second['longest']} of "
-        f"{second['longest'] + second['shorter']} ({second['undecided']} not decided)"
+        f"{second['longest'] + second['shorter']} "
+        f"({second['undecided']} positions where no reply loses within the depth)"
     )
     print(f"{search.nodes:,} positions searched in {time.perf_counter() - start:.0f} s")
     return 0

@@ -4,11 +4,11 @@ Deepens ``alphazero.baselines.forced_win`` one move at a time from a position (t
 board by default) and prints, for each number of the mover's own moves, whether that many
 force a line, with the positions searched and the time taken. On 6x6 four in a row it
 proves the first player wins with its 6th stone at the latest, whatever the second player
-does (about 30 s on one core), which is why a model playing second can only win there when
+does (about 25 s on one core), which is why a model playing second can only win there when
 its opponent throws a won game away. Run:
 
     python benchmarks/gomoku_solve.py                      # 6x6 four, empty board
-    python benchmarks/gomoku_solve.py --moves d3 c2        # after the centre and a reply
+    python benchmarks/gomoku_solve.py --moves d4 c3        # after the centre and its best reply
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=6, help="board size (default 6)")
     parser.add_argument("--n-in-row", type=int, default=4, help="line length (default 4)")
     parser.add_argument(
-        "--moves", nargs="*", default=[], help="moves from the empty board, e.g. d3 c2"
+        "--moves", nargs="*", default=[], help="moves from the empty board, e.g. d4 c3"
     )
     parser.add_argument(
         "--max-moves", type=int, default=8, help="deepest number of own moves tried (default 8)"
@@ -60,8 +60,8 @@ def main() -> int:
         print(f"no forced win within {args.max_moves} own moves ({total:.1f} s)")
     else:
         print(
-            f"proven: the {mover} player wins with its {moves}th move from here at the latest, "
-            f"and not sooner against the best defence ({total:.1f} s in all)"
+            f"proven: the {mover} player forces a line within {moves} of its own moves from "
+            f"here, and not within {moves - 1} against the best defence ({total:.1f} s in all)"
         )
     return 0
 

@@ -27,12 +27,15 @@ def wins_within(game: Gomoku, moves: int) -> bool:
     return False
 
 
-def random_positions(size: int, n_in_row: int, count: int, seed: int) -> list[Gomoku]:
+def random_positions(
+    size: int, n_in_row: int, count: int, seed: int, stones: tuple[int, int] = (2, 7)
+) -> list[Gomoku]:
+    """``count`` unfinished positions after a random number of random moves in ``stones``."""
     rng = random.Random(seed)
     positions = []
     while len(positions) < count:
         game = Gomoku(size=size, n_in_row=n_in_row)
-        for _ in range(rng.randint(2, 7)):
+        for _ in range(rng.randint(*stones)):
             game = game.sim_move(rng.choice(game.available_moves))
             if game.score is not None:
                 break
@@ -41,33 +44,68 @@ def random_positions(size: int, n_in_row: int, count: int, seed: int) -> list[Go
     return positions
 
 
-@pytest.mark.parametrize(("size", "n_in_row", "max_moves"), [(4, 3, 3), (5, 4, 3), (5, 3, 2)])
-def test_shortest_forced_win_agrees_with_plain_minimax(size, n_in_row, max_moves):
-    search = ForcedWinSearch(size, n_in_row)
-    found = 0
-    for game in random_positions(size, n_in_row, count=40, seed=size * 10 + n_in_row):
-        expected = next((k for k in range(1, max_moves + 1) if wins_within(game, k)), None)
+def minimax_shortest(game: Gomoku, max_moves: int) -> int | None:
+    return next((k for k in range(1, max_moves + 1) if wins_within(game, k)), None)
+
+
+@pytest.mark.parametrize(
+    ("size", "n_in_row", "max_moves", "stones"),
+    [
+        (4, 3, 3, (2, 7)),
+        (5, 4, 3, (2, 7)),
+        (5, 3, 2, (2, 7)),
+        (4, 4, 4, (7, 12)),  # near a full board: draws, and a win on the last point
+        (3, 3, 3, (2, 6)),
+    ],
+)
+def test_shortest_forced_win_agrees_with_plain_minimax(size, n_in_row, max_moves, stones):
+    search = ForcedWinSearch(size, n_in_row)  # one search: its remembered proofs are reused
+    answers = []
+    for game in random_positions(size, n_in_row, 40, seed=size * 10 + n_in_row, stones=stones):
+        expected = minimax_shortest(game, max_moves)
         assert shortest_forced_win(game, max_moves, search) == expected, game.render()
-        found += expected is not None
-    assert 0 < found < 40  # both answers occur, so the comparison means something
+        answers.append(expected)
+    assert None in answers and len(set(answers)) >= 3  # a mix of answers, so this means something
 
 
-def test_six_by_six_four_the_centre_and_a_diagonal_reply_lose_by_the_sixth_stone():
-    """X has the centre point d3 (action 15) and O the diagonal c2 (20): X forces four in a
-    row with five more stones, not with four."""
-    game = Gomoku.from_moves([15, 20], size=6, n_in_row=4)
-    assert shortest_forced_win(game, 5) == 5
+def test_a_remembered_win_is_not_taken_for_a_quicker_one():
+    """Asked straight away about 3 moves, then about 2, the search must not answer the second
+    from what it learnt about the first."""
+    checked = 0
+    for game in random_positions(4, 3, 60, seed=7):
+        if minimax_shortest(game, 3) != 3:
+            continue
+        search = ForcedWinSearch(4, 3)
+        assert search.wins_within(game, 3)
+        assert not search.wins_within(game, 2)
+        checked += 1
+    assert checked >= 3
 
 
-def test_a_defender_facing_two_open_ends_is_lost_and_a_blocked_line_is_not_a_win():
-    # X: a row of three with both ends free (b1 c1 d1 on 5x5): it wins next move.
-    open_three = Gomoku.from_moves(["b1", "a5", "c1", "e5", "d1", "a4"], size=5, n_in_row=4)
-    assert shortest_forced_win(open_three, 3) == 1
-    # The same three with one end taken by O: one winning point, which O can block.
-    closed = Gomoku.from_moves(["b1", "a1", "c1", "e5", "d1"], size=5, n_in_row=4)
-    assert closed.player == -1
-    blocked = closed.sim_move(closed.parse_move("e1"))
-    assert shortest_forced_win(blocked, 1) is None
+def test_six_by_six_four_only_the_central_diagonal_reply_holds_to_the_sixth_stone():
+    """X has the centre point d4 (action 15). After O's c3 (20), X forces four in a row with
+    five more stones, not four; after O's e5 (10), the other diagonal, with four."""
+    game = Gomoku.from_moves(["d4"], size=6, n_in_row=4)
+    search = ForcedWinSearch(6, 4)
+    assert shortest_forced_win(game.sim_move(game.parse_move("c3")), 5, search) == 5
+    assert shortest_forced_win(game.sim_move(game.parse_move("e5")), 5, search) == 4
+
+
+def test_a_winning_point_is_taken_and_a_blocked_three_is_no_win():
+    # X: b1 c1 d1 on 5x5, four in a row: it completes the line at once.
+    three = Gomoku.from_moves(["b1", "a5", "c1", "e5", "d1", "a4"], size=5, n_in_row=4)
+    assert shortest_forced_win(three, 3) == 1
+    # The same three with both ends taken by O: no line left to complete on that row.
+    closed = Gomoku.from_moves(["b1", "a1", "c1", "e5", "d1", "e1"], size=5, n_in_row=4)
+    assert shortest_forced_win(closed, 1) is None
+
+
+def test_two_winning_points_cannot_both_be_blocked():
+    """X has b1 c1 with a1, d1 and e1 free: d1 makes two winning points (a1 and e1), so X
+    wins with its second move, not its first."""
+    game = Gomoku.from_moves(["b1", "a5", "c1", "e5"], size=5, n_in_row=4)
+    assert minimax_shortest(game, 2) == 2
+    assert shortest_forced_win(game, 2) == 2
 
 
 def test_a_search_is_for_one_board():

@@ -63,7 +63,8 @@ def _board(size: int, n_in_row: int) -> _Board:
 
 
 class ForcedWinSearch:
-    """The search for one board size and line length; it remembers every proof it made."""
+    """The search for one board size and line length; it remembers what it proved about each
+    position it searched, a win within some number of moves or the lack of one."""
 
     def __init__(self, size: int, n_in_row: int) -> None:
         self.board = _board(size, n_in_row)
@@ -72,12 +73,22 @@ class ForcedWinSearch:
         not enough, fewest proven enough)."""
         self.nodes = 0
 
+    def wins_within(self, game: Gomoku, moves: int) -> bool:
+        """Does the player to move in ``game`` force a line within ``moves`` of its moves?"""
+        if game.score is not None:
+            raise ValueError("the game is over")
+        if (self.board.size, self.board.n_in_row) != (game.params["size"], game.params["n_in_row"]):
+            raise ValueError("the search is for another board size or line length")
+        return self.attacker_wins(*_stones(game), moves)
+
     def attacker_wins(self, attacker: int, defender: int, moves: int) -> bool:
-        """Attacker to move: does it force a line within ``moves`` of its own moves?"""
+        """Attacker to move: does it force a line within ``moves`` (>= 1) of its own moves?"""
+        if moves < 1:
+            return False
         board = self.board
         self.nodes += 1
         empty = board.full & ~(attacker | defender)
-        if board.winning_points(attacker, defender) & empty:
+        if board.winning_points(attacker, defender):
             return True
         if moves <= 1 or not empty:
             return False
@@ -96,7 +107,7 @@ class ForcedWinSearch:
 
     def _some_move_wins(self, attacker: int, defender: int, moves: int, empty: int) -> bool:
         board = self.board
-        blocks = board.winning_points(defender, attacker) & empty
+        blocks = board.winning_points(defender, attacker)
         if blocks & (blocks - 1):  # the defender has two winning points: one can't block both
             return False
         candidates = (
@@ -107,7 +118,7 @@ class ForcedWinSearch:
         ordered = []
         for point in candidates:
             after = attacker | board.bits[point]
-            threats = board.winning_points(after, defender) & empty & ~board.bits[point]
+            threats = board.winning_points(after, defender)
             open_lines = sum(1 for w in board.windows_through[point] if not w & defender)
             double = threats & (threats - 1)
             ordered.append(
@@ -115,17 +126,20 @@ class ForcedWinSearch:
             )
         ordered.sort()
         for *_, point, after, threats in ordered:
-            if self.defender_loses(after, defender, moves - 1, threats, empty & ~board.bits[point]):
+            if self._defender_loses(
+                after, defender, moves - 1, threats, empty & ~board.bits[point]
+            ):
                 return True
         return False
 
-    def defender_loses(
+    def _defender_loses(
         self, attacker: int, defender: int, moves: int, threats: int, empty: int
     ) -> bool:
-        """Defender to move, the attacker's winning points ``threats``: does every defence
-        lose within ``moves`` more attacker moves?"""
+        """Defender to move: does every defence lose within ``moves`` (>= 1) more attacker
+        moves? ``threats`` are the attacker's winning points and ``empty`` the empty points.
+        The defender has no winning point of its own here: the attacker, on the move before,
+        had to block any it had, and a stone of the attacker's cannot make one."""
         board = self.board
-        # No winning point of the defender's to check: the attacker had to block any it had.
         if threats & (threats - 1):
             return True
         if not empty:
@@ -162,15 +176,10 @@ def shortest_forced_win(
     Pass one ``search`` to several calls on the same board to share their proofs;
     ``report(moves, won)`` is called after each number of moves is decided.
     """
-    if game.score is not None:
-        raise ValueError("the game is over")
-    size, n_in_row = game.params["size"], game.params["n_in_row"]
-    search = search if search is not None else ForcedWinSearch(size, n_in_row)
-    if (search.board.size, search.board.n_in_row) != (size, n_in_row):
-        raise ValueError("the search is for another board size or line length")
-    mine, theirs = _stones(game)
+    if search is None:
+        search = ForcedWinSearch(game.params["size"], game.params["n_in_row"])
     for moves in range(1, max_moves + 1):
-        won = search.attacker_wins(mine, theirs, moves)
+        won = search.wins_within(game, moves)
         if report is not None:
             report(moves, won)
         if won:
