@@ -239,6 +239,59 @@ def test_a_proven_lost_root_keeps_searching_by_priors_not_its_first_move():
     assert choice.action in (1, 5)
 
 
+@functools.cache
+def _result_and_plies(game: Game) -> tuple[float, int]:
+    """Exact value for the player to move, and the moves left when the winner wins as soon
+    and the loser loses as late as it can (tiny positions only)."""
+    if game.score is not None:
+        return game.value_for_mover(), 0
+    outcomes = []
+    for action in game.available_moves:
+        child = game.sim_move(action)
+        value, plies = _result_and_plies(child)
+        outcomes.append((value_to_parent(value, child, game), plies + 1))
+    best = max(value for value, _ in outcomes)
+    plies = [p for value, p in outcomes if value == best]
+    return best, min(plies) if best == 1.0 else max(plies)
+
+
+def lost_positions_with_slow_and_quick_losses(count: int) -> list[Game]:
+    """Tic-tac-toe positions lost for the player to move where some moves lose later than
+    others, found by walking the game tree in move order."""
+    found: list[Game] = []
+
+    def walk(game: Game) -> None:
+        if len(found) == count or game.score is not None:
+            return
+        if _result_and_plies(game)[0] == -1.0:
+            lengths = {_result_and_plies(game.sim_move(a))[1] for a in game.available_moves}
+            if len(lengths) > 1:
+                found.append(game)
+                return
+        for action in game.available_moves:
+            walk(game.sim_move(action))
+
+    walk(make("tictactoe"))
+    return found
+
+
+def test_a_proven_lost_root_plays_a_move_that_loses_last():
+    """With priors that favour the quickest loss, the move played is still one that holds
+    out longest, as exact minimax measures it."""
+    for game in lost_positions_with_slow_and_quick_losses(5):
+        plies = {a: _result_and_plies(game.sim_move(a))[1] for a in game.available_moves}
+        logits = np.array([[-float(plies.get(a, 0)) * 3 for a in range(game.num_actions)]])
+
+        def quick_loss_preferred(planes, logits=logits):
+            return np.repeat(logits, len(planes), axis=0), np.zeros(len(planes))
+
+        root = Node(game)
+        run_simulations([root], quick_loss_preferred, 3000, 1.5)
+        assert root.solved == -1.0
+        choice = root.next(tau=0.0, rng=np.random.default_rng(0))
+        assert plies[choice.action] == max(plies.values()), game.render()
+
+
 def test_sampling_with_temperature_never_plays_a_proven_loss():
     """X has three in column 1; O must block it. At temperature 1 the moves are sampled from
     the visits, but a move the search has proven lost is never one of them."""

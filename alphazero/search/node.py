@@ -7,6 +7,7 @@ A ``Node`` holds one position. Its statistics describe the move that led to it:
 * ``U``: the PUCT score the mother last computed for it: ``V + c_puct * prob * sqrt(N_mother)
   / (1 + N)``.
 * ``outcome``: the proven game-theoretic value once known (``None`` until then).
+* ``plies``: with a proven result, the moves to the end of the game along the proof.
 
 ``V``, ``W``, ``U`` and ``outcome`` are from the point of view of the player who chose this
 node, that is the player to move at ``mother``: the mother simply picks the child with the
@@ -43,6 +44,7 @@ class Node:
         "game",
         "mother",
         "outcome",
+        "plies",
         "prob",
         "solved",
     )  # fmt: skip
@@ -61,8 +63,10 @@ class Node:
         self.U = 0.0
         self.outcome: float | None = None
         self.solved: float | None = None
+        self.plies: int | None = None
         if game.score is not None:
             self.solved = game.value_for_mover()
+            self.plies = 0
             if mother is not None:
                 self.outcome = _to_chooser(self.solved, self)
 
@@ -81,7 +85,8 @@ class Node:
     ) -> Choice:
         """Pick the move to play from the visit counts sharpened by temperature ``tau``.
 
-        A proven win is always taken and a move proven lost never is while another is not.
+        A proven win is always taken (the quickest proven) and a move proven lost never is
+        while another is not; at a proven loss the moves that hold out longest are played.
         ``tau`` near 0 takes the most visited move (ties broken at random); ``tau = 1``
         samples in proportion to visits. With ``value_cutoff``, sampling only considers the
         visited moves whose value ``V`` (for this node's mover) is within ``value_cutoff``
@@ -103,18 +108,20 @@ class Node:
             raise ValueError("next() needs at least one visited child: run explore() first")
         policy = visits / total
 
-        if self.solved == 1.0:  # a proven win: an immediate one, else the most searched
-            wins = _winning_children(self)
-            immediate = wins[0].game.score is not None
-            chosen = wins[0] if immediate else max(wins, key=lambda c: c.N)
+        if self.solved == 1.0:  # a proven win: the quickest, the most searched among those
+            chosen = min(_winning_children(self), key=lambda c: (c.plies, -c.N))
         else:
             # Visits decide as usual, but never for a move proven lost while another is not
             # (temperature would otherwise sample blunders into the training games); at a
-            # proven draw only among the moves that keep it; at a proven loss all are equal.
+            # proven draw only among the moves that keep it; at a proven loss among those
+            # that lose last, which leave a fallible opponent the most room to go wrong.
             if self.solved is None:
                 pool = [c for c in children if c.outcome != -1.0] or children
             else:
                 pool = [c for c in children if c.outcome == self.solved] or children
+                if self.solved == -1.0:
+                    longest = max(c.plies for c in pool)  # type: ignore[type-var]
+                    pool = [c for c in pool if c.plies == longest]
             counts = np.array([c.N for c in pool], dtype=np.float64)
             if counts.max() <= 0:
                 counts = np.array([c.prob for c in pool], dtype=np.float64)
@@ -251,16 +258,20 @@ def update_proven(node: Node | None) -> None:
     """Mark ``node`` (and its ancestors, while it changes them) as solved where possible.
 
     From the mover's point of view: a child proven won makes the node won; once every child
-    is proven, the node is worth the best of them.
+    is proven, the node is worth the best of them. ``plies`` follows the proof: the first
+    winning child found, or the longest of the best once all are proven.
     """
     while node is not None and node.solved is None and node.children:
-        outcomes = [c.outcome for c in node.children.values()]
+        children = node.children.values()
+        outcomes = [c.outcome for c in children]
         if 1.0 in outcomes:
             node.solved = 1.0
+            node.plies = 1 + min(c.plies for c in children if c.outcome == 1.0)  # type: ignore[type-var]
         elif None in outcomes:
             return
         else:
             node.solved = max(outcomes)  # type: ignore[type-var]
+            node.plies = 1 + max(c.plies for c in children if c.outcome == node.solved)  # type: ignore[type-var]
         if node.mother is None:
             return
         node.outcome = _to_chooser(node.solved, node)
