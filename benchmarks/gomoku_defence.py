@@ -48,6 +48,9 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of both players")
     args = parser.parse_args()
+    for name, least in (("games", 1), ("sims", 2), ("depth", 1)):
+        if getattr(args, name) < least:
+            parser.error(f"--{name} must be at least {least}, got {getattr(args, name)}")
 
     def new_game() -> Gomoku:
         return Gomoku(size=args.size, n_in_row=args.n_in_row)

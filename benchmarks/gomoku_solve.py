@@ -32,6 +32,8 @@ def main() -> int:
         "--max-moves", type=int, default=8, help="deepest number of own moves tried (default 8)"
     )
     args = parser.parse_args()
+    if args.max_moves < 1:
+        parser.error(f"--max-moves must be at least 1, got {args.max_moves}")
     try:
         game = Gomoku.from_moves(args.moves, size=args.size, n_in_row=args.n_in_row)
     except (MoveParseError, ValueError) as error:

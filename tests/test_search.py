@@ -29,12 +29,24 @@ def search(game: Game, simulations: int, **kwargs) -> Node:
 
 
 @functools.cache
+def _result_and_plies(game: Game) -> tuple[float, int]:
+    """Exact value for the player to move, and the moves left when the winner wins as soon
+    and the loser loses as late as it can (tiny positions only)."""
+    if game.score is not None:
+        return game.value_for_mover(), 0
+    outcomes = []
+    for action in game.available_moves:
+        child = game.sim_move(action)
+        value, plies = _result_and_plies(child)
+        outcomes.append((value_to_parent(value, child, game), plies + 1))
+    best = max(value for value, _ in outcomes)
+    plies = [p for value, p in outcomes if value == best]
+    return best, min(plies) if best == 1.0 else max(plies)
+
+
 def _solve(game: Game) -> float:
     """Exact value of ``game`` for its player to move (tiny positions only)."""
-    if game.score is not None:
-        return game.value_for_mover()
-    return max(value_to_parent(_solve(game.sim_move(a)), game.sim_move(a), game) for a in
-               game.available_moves)  # fmt: skip
+    return _result_and_plies(game)[0]
 
 
 def best_moves(game: Game) -> set[int]:
@@ -237,22 +249,6 @@ def test_a_proven_lost_root_keeps_searching_by_priors_not_its_first_move():
     choice = root.next(tau=0.0, rng=np.random.default_rng(0))
     assert choice.policy[0] < 0.2
     assert choice.action in (1, 5)
-
-
-@functools.cache
-def _result_and_plies(game: Game) -> tuple[float, int]:
-    """Exact value for the player to move, and the moves left when the winner wins as soon
-    and the loser loses as late as it can (tiny positions only)."""
-    if game.score is not None:
-        return game.value_for_mover(), 0
-    outcomes = []
-    for action in game.available_moves:
-        child = game.sim_move(action)
-        value, plies = _result_and_plies(child)
-        outcomes.append((value_to_parent(value, child, game), plies + 1))
-    best = max(value for value, _ in outcomes)
-    plies = [p for value, p in outcomes if value == best]
-    return best, min(plies) if best == 1.0 else max(plies)
 
 
 def lost_positions_with_slow_and_quick_losses(count: int) -> list[Game]:
