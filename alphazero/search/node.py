@@ -7,7 +7,9 @@ A ``Node`` holds one position. Its statistics describe the move that led to it:
 * ``U``: the PUCT score the mother last computed for it: ``V + c_puct * prob * sqrt(N_mother)
   / (1 + N)``.
 * ``outcome``: the proven game-theoretic value once known (``None`` until then).
-* ``plies``: with a proven result, the moves to the end of the game along the proof.
+* ``plies``: with a proven result, the moves to the end of the game along the proof found.
+  A won node stops being searched once proven, so a quicker win found no further is not
+  counted: ``plies`` can overstate the exact length, never understate it.
 
 ``V``, ``W``, ``U`` and ``outcome`` are from the point of view of the player who chose this
 node, that is the player to move at ``mother``: the mother simply picks the child with the
@@ -86,7 +88,8 @@ class Node:
         """Pick the move to play from the visit counts sharpened by temperature ``tau``.
 
         A proven win is always taken (the quickest proven) and a move proven lost never is
-        while another is not; at a proven loss the moves that hold out longest are played.
+        while another is not; at a proven loss the moves that hold out longest along the proofs
+        found are played (``plies``: the opponent may have a quicker win left unproven).
         ``tau`` near 0 takes the most visited move (ties broken at random); ``tau = 1``
         samples in proportion to visits. With ``value_cutoff``, sampling only considers the
         visited moves whose value ``V`` (for this node's mover) is within ``value_cutoff``
