@@ -19,6 +19,7 @@ from .games.base import Game
 from .players import BatchPlayer, Player
 
 Z95 = 1.959963984540054
+PSEUDO_GAMES = 2  # won and lost each, about Z95**2 / 2: see MatchResult.score_interval
 
 
 @dataclass
@@ -46,14 +47,17 @@ class MatchResult:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
 
     def score_interval(self) -> tuple[float, float]:
-        """95% confidence interval of the score (normal approximation on per-game points)."""
-        n = self.games
-        if n == 0:
+        """95% confidence interval of the score: a normal approximation on per-game points,
+        after adding two won and two lost games (the Agresti-Coull adjustment, here with
+        draws). Without them a clean sweep, or a match drawn throughout, would have a zero
+        width interval, as if 100 wins in 100 proved the opponent never wins."""
+        if self.games == 0:
             return 0.0, 1.0
-        mean = self.score
-        second_moment = (self.wins + 0.25 * self.draws) / n
-        variance = max(second_moment - mean * mean, 0.0)
-        half = Z95 * math.sqrt(variance / n) if n > 1 else 1.0
+        wins, losses = self.wins + PSEUDO_GAMES, self.losses + PSEUDO_GAMES
+        n = wins + self.draws + losses
+        mean = (wins + 0.5 * self.draws) / n
+        variance = (wins + 0.25 * self.draws) / n - mean * mean
+        half = Z95 * math.sqrt(variance / n)
         return max(0.0, mean - half), min(1.0, mean + half)
 
     @property
@@ -112,7 +116,8 @@ def _finite(x: float) -> float | None:
 
 
 def _fmt_elo(x: float) -> str:
-    return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    # round() first: an even match is "+0", not the "-0" that formatting -0.0 or -0.3 gives
+    return f"{round(x):+d}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 def play_match(

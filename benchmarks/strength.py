@@ -3,11 +3,14 @@
 Each model in ``checkpoints/pretrained/<game>/`` plays ``--games`` games (sides alternating)
 against ``uct:200``, ``uct:1000`` and ``uct:5000``, and against the perfect player where the
 game is small enough to solve. The table (score with its 95% confidence interval, and
-wins / draws / losses) is printed, written to ``docs/strength.md`` and, with
-``--readme``, into README.md between its strength markers. Each row also gives what the model
-cost to train (self-play games and CPU hours, ``best_cost`` in its ``metadata.json``). Results
-are kept in ``docs/strength.json``, so ``--only NAME`` measures one model and keeps the other
-rows. Run:
+wins / draws / losses) is printed; ``--out PATH`` also writes its results as JSON. Each row
+also gives what the model cost to train (self-play games and CPU hours, ``best_cost`` in its
+``metadata.json``).
+
+Only ``--readme`` touches the committed files, and it needs at least 100 games per opponent:
+the results go into ``docs/strength.json`` (so ``--only NAME`` measures one model and keeps
+the other rows), the whole table into ``docs/strength.md`` and into README.md between its
+strength markers. Regenerate them all with:
 
     python benchmarks/strength.py --readme
 """
@@ -36,6 +39,8 @@ SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400, "connect4": 400}
 its games are the longest; Connect Four: its 128x6 network costs about three times the
 inference of the others; 400 keep each one's 300 games within about half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
+README_GAMES = 100
+"""The fewest games per opponent the committed table is measured on (``--readme``)."""
 
 
 def cell(result: MatchResult) -> str:
@@ -65,9 +70,39 @@ def training_cost(folder: Path) -> str:
         return "-"
 
 
+def render(results: dict[str, dict]) -> tuple[str, str]:
+    """``(note, table)``: the Markdown table of ``results`` (rows of shipped models only)."""
+    shipped = {p.name for p in PRETRAINED.iterdir()}
+    rows = [(r["label"], r["training"], r["cells"]) for k, r in sorted(results.items())
+            if k in shipped]  # fmt: skip
+    games = sorted({r["games"] for k, r in results.items() if k in shipped})
+    specs = list(dict.fromkeys(spec for _, _, cells in rows for spec in cells))
+    lines = [
+        "| model | trained on | " + " | ".join(f"vs `{s}`" for s in specs) + " |",
+        "| --- | ---: |" + " ---: |" * len(specs),
+    ]
+    for label, training, cells in rows:
+        lines.append(
+            f"| {label} | {training} | " + " | ".join(cells.get(s, "-") for s in specs) + " |"
+        )
+    note = (
+        f"Score (95% CI, with two won and two lost games added so that a sweep is no certainty) "
+        f"and wins/draws/losses over {' or '.join(map(str, games))} games per "
+        f'opponent, sides alternating; the model plays its run\'s best.keras, and "trained on" '
+        f"is what the run had spent when it saved that model (or the run's total where that was "
+        f"not recorded). `python benchmarks/strength.py --readme` regenerates it."
+    )
+    return note, "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games per opponent (>= 100)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=README_GAMES,
+        help=f"games per opponent (default {README_GAMES}; --readme needs at least that)",
+    )
     parser.add_argument(
         "--opponents", default="uct:200,uct:1000,uct:5000", help="comma-separated player specs"
     )
@@ -80,14 +115,37 @@ def main() -> int:
         action="store_true",
         help="models average the network over the board's symmetries (see play.py --symmetric)",
     )
-    parser.add_argument("--readme", action="store_true", help="also update README.md's table")
     parser.add_argument(
-        "--table-only", action="store_true", help="play nothing: rewrite the table from the results"
+        "--out", type=Path, default=None, metavar="PATH", help="also write the results as JSON"
+    )
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="update the committed docs/strength.json, docs/strength.md and README.md's table",
+    )
+    parser.add_argument(
+        "--table-only",
+        action="store_true",
+        help="play nothing: print the committed table (with --readme, rewrite it everywhere)",
     )
     args = parser.parse_args()
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    # The committed table is what the README quotes: a handful of games would replace it with
+    # noise (and its note says how many games it is measured on).
+    if args.readme and args.games < README_GAMES:
+        parser.error(f"--readme needs --games {README_GAMES} or more, got {args.games}")
+    if args.out is not None:
+        if args.table_only:
+            parser.error("--out writes what is measured, and --table-only measures nothing")
+        if args.out.is_dir() or not args.out.parent.is_dir():
+            parser.error(f"--out {args.out}: not a file in an existing folder")
 
     folders = sorted(p for p in PRETRAINED.iterdir() if (p / "config.yaml").exists())
     if args.only:
+        if args.only not in {p.name for p in folders}:
+            names = ", ".join(p.name for p in folders)
+            parser.error(f"--only {args.only}: no such model in {PRETRAINED} (there are {names})")
         folders = [p for p in folders if p.name == args.only]
     if args.table_only:
         folders = []
@@ -95,6 +153,7 @@ def main() -> int:
         print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
         return 2
 
+    measured: dict[str, dict] = {}
     for folder in folders:
         game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
         name, params = game_config["name"], game_config.get("params") or {}
@@ -122,43 +181,33 @@ def main() -> int:
                   f"{sides[spec]['wins_second']}/{sides[spec]['games_second']} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
             cells[spec] = cell(result)
-        # Read again just before writing: another --only run may have added its row meanwhile.
-        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        results[folder.name] = {
+        measured[folder.name] = {
             "label": f"{folder.name} ({setting})",
             "training": training_cost(folder),
             "games": args.games,
             "cells": cells,
             "sides": sides,
         }
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        # Written after every model, so a long run stopped part way keeps what it measured.
+        if args.out is not None:
+            args.out.write_text(json.dumps(measured, indent=1) + "\n")
+        if args.readme:
+            # Read again just before writing: another --only run may have added its row.
+            results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+            results[folder.name] = measured[folder.name]
+            RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-
-    shipped = {p.name for p in PRETRAINED.iterdir()}
-    rows = [(r["label"], r["training"], r["cells"]) for k, r in sorted(results.items())
-            if k in shipped]  # fmt: skip
-    games = sorted({r["games"] for k, r in results.items() if k in shipped})
-    specs = list(dict.fromkeys(spec for _, _, cells in rows for spec in cells))
-    lines = [
-        "| model | trained on | " + " | ".join(f"vs `{s}`" for s in specs) + " |",
-        "| --- | ---: |" + " ---: |" * len(specs),
-    ]
-    for label, training, cells in rows:
-        lines.append(
-            f"| {label} | {training} | " + " | ".join(cells.get(s, "-") for s in specs) + " |"
-        )
-    table = "\n".join(lines)
-    note = (
-        f"Score (95% CI) and wins/draws/losses over {' or '.join(map(str, games))} games per "
-        f'opponent, sides alternating; the model plays its run\'s best.keras, and "trained on" '
-        f"is what the run had spent when it saved that model (or the run's total where that was "
-        f"not recorded). `python benchmarks/strength.py --readme` regenerates it."
-    )
+    if args.table_only or args.readme:
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    else:
+        results = measured
+    note, table = render(results)
     print("\n" + table)
-    (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"
-                                               f"{table}\n")  # fmt: skip
+    if args.out is not None:
+        print(f"results written to {args.out}")
     if args.readme:
+        (ROOT / "docs" / "strength.md").write_text(f"# Strength of the shipped models\n\n{note}\n\n"
+                                                   f"{table}\n")  # fmt: skip
         readme = ROOT / "README.md"
         text = readme.read_text()
         block = f"{START}\n{note}\n\n{table}\n{END}"

@@ -17,10 +17,14 @@ def test_score_confidence_interval_and_elo_on_known_results():
     result = MatchResult("a", "b", wins=60, draws=20, losses=20)
     assert result.games == 100
     assert result.score == pytest.approx(0.7)
-    # per-game points: 60 x 1, 20 x 0.5, 20 x 0 -> E[x^2] = 0.65, variance 0.65 - 0.49 = 0.16
-    half = 1.959963984540054 * math.sqrt(0.16 / 100)
+    # two won and two lost games added: 62 x 1, 20 x 0.5, 22 x 0 over 104 games
+    mean = (62 + 10) / 104
+    variance = (62 + 5) / 104 - mean**2
+    half = 1.959963984540054 * math.sqrt(variance / 104)
     low, high = result.score_interval()
-    assert low == pytest.approx(0.7 - half) and high == pytest.approx(0.7 + half)
+    assert low == pytest.approx(mean - half) and high == pytest.approx(mean + half)
+    assert low < 0.7 < high  # about as wide as unadjusted, 2 x 1.96 x sqrt(0.16 / 100):
+    assert high - low == pytest.approx(2 * 1.96 * 0.04, abs=0.005)
     assert result.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))
     assert result.elo == pytest.approx(147.2, abs=0.1)
 
@@ -32,11 +36,29 @@ def test_elo_difference_reference_points():
     assert elo_difference(1.0) == math.inf and elo_difference(0.0) == -math.inf
 
 
-def test_a_clean_sweep_has_an_open_elo_and_a_sane_interval():
-    result = MatchResult("a", "b", wins=10)
+def test_a_clean_sweep_has_an_open_elo_and_an_interval_below_certainty():
+    """100 wins in 100 do not prove the opponent never wins: the interval's low end is
+    near the 96% that the rule of three gives, and it narrows as the sweep grows."""
+    result = MatchResult("a", "b", wins=100)
     assert result.score == 1.0 and result.elo == math.inf
     assert result.to_dict()["elo"] is None  # JSON has no infinity
-    assert result.score_interval() == (1.0, 1.0)
+    low, high = result.score_interval()
+    assert 0.94 < low < 0.97 and high == 1.0
+    assert MatchResult("a", "b", wins=10).score_interval()[0] < low
+    lost = MatchResult("a", "b", losses=100).score_interval()
+    assert lost == pytest.approx((1 - high, 1 - low))
+
+
+def test_a_match_drawn_throughout_has_an_interval_around_half():
+    low, high = MatchResult("a", "b", draws=100).score_interval()
+    assert 0.47 < low < 0.5 < high < 0.53
+
+
+def test_one_game_leaves_the_score_wide_open_and_an_even_match_reads_plus_zero():
+    low, high = MatchResult("a", "b", wins=1).score_interval()
+    assert low < 0.3 and high == 1.0
+    even = MatchResult("a", "b", wins=1, losses=1).table()
+    assert "Elo difference         +0  (95% CI" in even and "-0 " not in even
 
 
 class Scripted:
