@@ -23,16 +23,22 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .games.base import Game, GameError, MoveParseError
 from .players import SPEC_FORMS, HumanPlayer, Player, Thought
+
+if TYPE_CHECKING:
+    from .arena import MatchResult
 
 DEFAULT_GAME = "connect4"
 DEFAULT_SIMULATIONS = 800
 """What the README's strength table measures; about 2 s a Connect Four move on 2 cores."""
 PRETRAINED_DIR = Path("checkpoints", "pretrained")
 """Shipped models: ``checkpoints/pretrained/<game>/``, a run folder (``best.keras`` inside)."""
+PROJECT_PRETRAINED_DIR = Path(__file__).resolve().parents[1] / PRETRAINED_DIR
+"""The shipped models of the checkout this package lives in, so that ``play.py`` run from
+another folder (where ``PRETRAINED_DIR``, a relative path, finds nothing) still has them."""
 RUNS_DIR = Path("checkpoints")
 """Where ``train.py`` writes its runs by default: ``checkpoints/<config name>/``."""
 MAX_INPUT = 100
@@ -120,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="PATH",
         help="the model to play against (and to ask for hints): a run folder (its "
-        "best.keras) or a .keras file (default: checkpoints/pretrained/<game>, else the "
-        "run checkpoints/<game> that train.py writes)",
+        "best.keras) or a .keras file (default: checkpoints/pretrained/<game> in this folder, "
+        "else in this project's, else the run checkpoints/<game> that train.py writes)",
     )
     parser.add_argument(
         "--sims",
@@ -223,15 +229,17 @@ def parse_game(text: str) -> tuple[str, dict[str, int]]:
 def default_model(name: str, params: Mapping[str, int] | None = None) -> Path | None:
     """The model ``play.py`` uses for game ``name`` with ``params`` when none is given.
 
-    A shipped run folder in ``checkpoints/pretrained/`` first, else a run of ``train.py`` in
-    ``checkpoints/`` that has saved a model; either must train this very game (the name and
-    the parameters in its ``config.yaml``), so Gomoku 6x6 and 8x8 each find their own.
+    A shipped run folder in ``checkpoints/pretrained/`` first (the working folder's, else this
+    checkout's: see ``pretrained_dirs``), else a run of ``train.py`` in ``checkpoints/`` that
+    has saved a model; either must train this very game (the name and the parameters in its
+    ``config.yaml``), so Gomoku 6x6 and 8x8 each find their own.
     ``None`` when there is none.
     """
     from .games import make
 
     wanted = make(name, **(params or {})).params
-    for base, needs_model in ((PRETRAINED_DIR, False), (RUNS_DIR, True)):
+    bases = [(base, False) for base in pretrained_dirs()] + [(RUNS_DIR, True)]
+    for base, needs_model in bases:
         if not base.is_dir():
             continue
         # The folder named after the game first, so a user's own run of the default config
@@ -246,6 +254,15 @@ def default_model(name: str, params: Mapping[str, int] | None = None) -> Path | 
             if _config_game(folder / "config.yaml") == (name, wanted):
                 return folder
     return None
+
+
+def pretrained_dirs() -> list[Path]:
+    """Where shipped models are looked for, in order: ``checkpoints/pretrained`` in the working
+    folder, then in the checkout this package lives in (when that is another folder)."""
+    dirs = [PRETRAINED_DIR]
+    if PROJECT_PRETRAINED_DIR != PRETRAINED_DIR.resolve():
+        dirs.append(PROJECT_PRETRAINED_DIR)
+    return dirs
 
 
 def _config_game(config: Path) -> tuple[str, dict[str, int]] | None:
@@ -289,8 +306,9 @@ def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str 
     else:
         train = f"`python train.py --config {config}`"
     play = f"`python play.py{game_option} --model {RUNS_DIR / config.stem}`"
+    looked = " or ".join(str(d) for d in pretrained_dirs())
     return (
-        f"no {title} model yet (none in {PRETRAINED_DIR} for this board): train one with "
+        f"no {title} model yet (none in {looked} for this board): train one with "
         f"{train}, then play it with {play} (or play a baseline: --p2 uct:2000)"
     )
 
@@ -858,7 +876,8 @@ def _with_sims(spec: str, simulations: int, symmetric: bool = False) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``play.py``: returns the exit code (0 played or left, 2 bad options or no model)."""
+    """``play.py``: returns the exit code (0 played or left, 2 bad options or no model, 1 a
+    match whose --json or --save could not be written)."""
     args = parse_args(argv)
     _reconfigure_stdio()
     try:
@@ -870,6 +889,18 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the exit flush)
         return 0
+
+
+def _output_problem(option: str, path: Path) -> str | None:
+    """Why ``option``'s file ``path`` could not be written, or ``None``. Checked before any
+    game: a match can take hours, and its result must not be lost to a mistyped path."""
+    if path.is_dir():
+        return f"{option} {path}: that is a folder, not a file name"
+    if not path.parent.is_dir():
+        return f"{option} {path}: the folder {path.parent} does not exist"
+    if not os.access(path.parent, os.W_OK):
+        return f"{option} {path}: the folder {path.parent} is not writable"
+    return None
 
 
 class _NoModel(Exception):
@@ -894,8 +925,10 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"--games must be at least 1, got {args.games}")
     if args.sims < 1:
         return fail(f"--sims must be at least 1, got {args.sims}")
-    if args.save is not None and not args.save.parent.is_dir():
-        return fail(f"--save {args.save}: the folder {args.save.parent} does not exist")
+    for option, path in (("--json", args.json), ("--save", args.save)):
+        problem = None if path is None else _output_problem(option, path)
+        if problem is not None:
+            return fail(problem)
 
     def new_game() -> Game:
         return make(name, **params)
@@ -993,10 +1026,30 @@ def _isatty(stream: TextIO) -> bool:
 
 def _match(p1: Player, p2: Player, new_game: Callable[[], Game], args: argparse.Namespace) -> int:
     """No person playing: a match through the arena, its table, and the files asked for."""
-    from .arena import play_match, save_results
+    from .arena import play_match
 
     result = play_match(p1, p2, new_game, args.games, not args.quiet)
     print(result.table())
+    # The paths were checked up front; what can still fail (a full disk, a file that is not
+    # writable) fails with one line, after the table, so the result is still on the screen.
+    try:
+        _write_match(result, p1, p2, new_game, args)
+    except OSError as error:
+        print(f"error: cannot write the match: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _write_match(
+    result: MatchResult,
+    p1: Player,
+    p2: Player,
+    new_game: Callable[[], Game],
+    args: argparse.Namespace,
+) -> None:
+    """``--json`` (the result) and ``--save`` (every game's record) of a match."""
+    from .arena import save_results
+
     if args.json:
         save_results([result], args.json)
         print(f"written to {args.json}")
@@ -1011,4 +1064,3 @@ def _match(p1: Player, p2: Player, new_game: Callable[[], Game], args: argparse.
             records.append(GameRecord.of(start, names, actions, final))
         save_records(args.save, records)
         print(f"games written to {args.save}")
-    return 0

@@ -26,6 +26,7 @@ import numpy as np
 import yaml
 
 from alphazero.arena import play_match
+from alphazero.checkpoints import CheckpointError
 from alphazero.games import make
 from alphazero.games.base import Game
 from alphazero.players import ModelPlayer
@@ -85,6 +86,10 @@ def main() -> int:
     parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    for run in args.runs:
+        missing = [f for f in ("config.yaml", "metrics.jsonl") if not (run / f).is_file()]
+        if missing:
+            parser.error(f"{run}: not a run folder with iterations (no {' or '.join(missing)})")
 
     games = set()
     for run in args.runs:
@@ -99,6 +104,8 @@ def main() -> int:
     players = []
     for run in args.runs:
         rows = history(run)
+        if not rows:
+            parser.error(f"{run}: metrics.jsonl has no iterations yet")
         print(f"\n{run}: evaluations by training CPU")
         for row in rows:
             if row["evaluation"]:
@@ -111,7 +118,10 @@ def main() -> int:
         path, row = snapshot(run, rows, args.cpu_hours)
         print(f"  head to head: {path} (iteration {row['iteration']}, {row['games']} games, "
               f"{row['cpu_hours']:.2f} CPU-h)")  # fmt: skip
-        player = ModelPlayer(path, start, simulations=args.sims)
+        try:
+            player = ModelPlayer(path, start, simulations=args.sims)
+        except CheckpointError as error:
+            parser.error(str(error))
         player.name = f"{run.name}@{row['iteration']}"
         players.append(player)
 

@@ -84,6 +84,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument("--only", default=None, help="run only games whose name contains this")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")  # a median of none
 
     header = f"{'game':<22}{'loop':<16}{'moves/s':>12}{'games/s':>11}{'vs open_spiel':>15}"
     print(header)

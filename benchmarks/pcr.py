@@ -23,6 +23,7 @@ import numpy as np
 
 from alphazero.config import NetworkConfig, SearchConfig, SelfPlayConfig
 from alphazero.games import make
+from alphazero.games.base import GameError
 from alphazero.network import InferenceModel, build_network
 from alphazero.search import Node, run_simulations
 from alphazero.selfplay import play_games
@@ -54,11 +55,16 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.25, help="share of full searches")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")  # a median of none
+    try:
+        start = make(args.game)
+    except GameError as error:
+        parser.error(str(error))
 
     def new_game():
         return make(args.game)
 
-    start = new_game()
     model = build_network(start.plane_shape, start.num_actions, NetworkConfig(blocks=4))
     policy = InferenceModel(model, max_batch=max(args.games, 1), precision="auto")
     search = SearchConfig(simulations=args.full, dirichlet_alpha=0.5)

@@ -2,8 +2,9 @@
 input for every game, bad input of every kind, a real (tiny) model's thoughts and hints,
 colours, records, and one session inside tmux as a person would play it.
 
-Every subprocess runs in a fresh temporary folder, so no model in ``checkpoints/`` is found
-unless a test puts one there.
+Every subprocess runs in a fresh temporary folder, so no run of ``train.py`` is found unless a
+test puts one there. The shipped models of this checkout are found from any folder: tests that
+need there to be none run ``bare_checkout``, a copy of the code without them.
 """
 
 from __future__ import annotations
@@ -43,12 +44,26 @@ LONG_LINE = b"x" * 10_000
 NOT_UTF8 = b"\xff\xfe\xc3( b2 \x80"
 
 
-def play(args: list[str], stdin: bytes | str, cwd: Path, timeout: float = 120) -> tuple[str, str]:
-    """Run ``play.py args`` with ``stdin``; assert a clean exit 0; ``(stdout, stderr)``."""
+@pytest.fixture(scope="session")
+def bare_checkout(tmp_path_factory) -> Path:
+    """``play.py`` and the package copied to a folder without ``checkpoints/``: a checkout
+    with no shipped models (its ``play.py`` imports the copy, next to it)."""
+    root = tmp_path_factory.mktemp("checkout")
+    shutil.copy(PLAY, root)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(PLAY.parent / "alphazero", root / "alphazero", ignore=ignore)
+    return root / "play.py"
+
+
+def play(
+    args: list[str], stdin: bytes | str, cwd: Path, timeout: float = 120, script: Path = PLAY
+) -> tuple[str, str]:
+    """Run ``play.py args`` (``script``) with ``stdin``; assert a clean exit 0;
+    ``(stdout, stderr)``."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     done = subprocess.run(
-        [sys.executable, str(PLAY), *args],
+        [sys.executable, str(script), *args],
         input=data,
         capture_output=True,
         cwd=cwd,
@@ -75,7 +90,7 @@ def assert_finished(out: str) -> None:
 
 
 # ----------------------------------------------------------------- whole games, bad input
-def test_tictactoe_whole_game_with_bad_input_of_every_kind(tmp_path):
+def test_tictactoe_whole_game_with_bad_input_of_every_kind(tmp_path, bare_checkout):
     stdin = lines(
         "b2",
         "b2",  # occupied
@@ -100,6 +115,7 @@ def test_tictactoe_whole_game_with_bad_input_of_every_kind(tmp_path):
         ["--game", "tictactoe", "--p2", "random", "--seed", "3", "--save", str(record)],
         stdin,
         tmp_path,
+        script=bare_checkout,  # no shipped model to give the hint
     )
     for expected in (
         "Tic-tac-toe: X (you) against O (random)",
@@ -209,16 +225,73 @@ def test_end_of_input_and_quit_leave_politely(tmp_path):
     assert out.rstrip().endswith("bye") and "result:" not in out
 
 
-def test_no_model_says_how_to_train_one(tmp_path):
+def test_no_model_says_how_to_train_one_and_where_it_looked(tmp_path, bare_checkout):
     done = subprocess.run(
-        [sys.executable, str(PLAY)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+        [sys.executable, str(bare_checkout)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
     )
     assert done.returncode == 2 and done.stdout == ""
     message = done.stderr.strip()
     assert "\n" not in message and "Traceback" not in message
     assert "`python train.py`" in message
     assert "`python play.py --model checkpoints/connect4`" in message
-    assert "none in checkpoints/pretrained for this board" in message
+    shipped = bare_checkout.parent / "checkpoints" / "pretrained"
+    assert f"none in checkpoints/pretrained or {shipped} for this board" in message
+
+
+def test_the_shipped_models_are_found_from_any_folder(tmp_path, monkeypatch):
+    shipped = PLAY.parent / "checkpoints" / "pretrained" / "tictactoe"
+    args = ["--game", "ttt", "--p1", "random", "--games", "1", "--sims", "2", "--quiet"]
+    out, _ = play(args, b"", tmp_path)
+    assert f"loading the model {shipped} ..." in out and "model:tictactoe:2" in out
+    monkeypatch.chdir(tmp_path)
+    assert default_model("tictactoe") == shipped
+    # A shipped folder in the working folder comes first.
+    mine = Path("checkpoints", "pretrained", "ttt")
+    mine.mkdir(parents=True)
+    (mine / "config.yaml").write_text("game:\n  name: tictactoe\n")
+    assert default_model("tictactoe") == mine
+
+
+def test_json_and_save_paths_are_checked_before_playing(tmp_path):
+    match = ["--game", "ttt", "--p1", "random", "--p2", "random", "--games", "2"]
+    game = ["--game", "ttt", "--p2", "random"]
+    folder = str(tmp_path)
+    for args, reason in (
+        ([*match, "--json", "nowhere/r.json"], "--json nowhere/r.json: the folder nowhere does"),
+        ([*match, "--json", folder], f"--json {folder}: that is a folder, not a file name"),
+        ([*match, "--save", folder], f"--save {folder}: that is a folder"),
+        ([*match, "--save", "nowhere/g.jsonl"], "--save nowhere/g.jsonl: the folder nowhere"),
+        ([*game, "--save", folder], f"--save {folder}: that is a folder"),
+    ):
+        done = subprocess.run(
+            [sys.executable, str(PLAY), *args],
+            input="b2\n",
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+        assert done.returncode == 2 and done.stdout == "", (args, done.stdout)  # nothing played
+        assert done.stderr.startswith(f"error: {reason}") and done.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_match_that_cannot_be_written_still_shows_its_result(tmp_path):
+    args = ["--game", "ttt", "--p1", "random", "--p2", "random", "--games", "2", "--quiet"]
+    done = subprocess.run(
+        [sys.executable, str(PLAY), *args, "--json", "/dev/full"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "wins / draws / losses" in done.stdout
+    assert done.stderr.startswith("error: cannot write the match: ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
 def test_how_to_train_names_the_config_for_that_board(monkeypatch):
