@@ -11,6 +11,10 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from alphazero.config import Config
 
 DEFAULT_CONFIG = Path("configs/connect4.yaml")
 
@@ -26,7 +30,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--config",
         type=Path,
         default=None,
-        help=f"YAML config (default: {DEFAULT_CONFIG}); see configs/ for one per game",
+        help=f"YAML config (default: {DEFAULT_CONFIG}); see configs/ for one per game. With "
+        "--resume it only names the run folder (checkpoints/<run_name>): a run continues with "
+        "its own config.yaml",
     )
     parser.add_argument(
         "--run-dir",
@@ -55,35 +61,73 @@ def main(argv: list[str] | None = None) -> int:
     # A process started in the background by a script inherits SIGINT as ignored, and
     # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    from alphazero.checkpoints import CheckpointError
+    run_dir: Path | None = args.run_dir
+    try:
+        from alphazero.checkpoints import CheckpointError
+        from alphazero.config import ConfigError
+        from alphazero.workers import WorkerError
+
+        try:
+            config, run_dir = _config_and_run_dir(args)
+            if args.iterations is not None and args.iterations < 1:
+                raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
+            from alphazero.training import train  # TensorFlow loads here, after the quick checks
+
+            train(
+                config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
+                run_dir,
+                resume=args.resume,
+                progress=not args.quiet,
+                max_iterations=args.iterations,
+            )
+        except (ConfigError, CheckpointError, WorkerError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    except KeyboardInterrupt:
+        # Before the training loop's own handler (TensorFlow's import and the network's build
+        # take seconds): as clean a stop as one between iterations, told in the same words.
+        from alphazero.interrupts import interrupted_message
+
+        print(f"\n{interrupted_message(run_dir)}", file=sys.stderr)
+    return 0
+
+
+def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
+    """The config to start a run with (None to resume: the run's own) and its folder."""
     from alphazero.config import ConfigError, load_config
-    from alphazero.workers import WorkerError
+
+    if not args.resume:
+        config = load_config(args.config or DEFAULT_CONFIG)
+        return config, args.run_dir or Path("checkpoints") / (config.run_name or "run")
+    if args.run_dir is not None:
+        if args.config is not None:  # which settings did the user mean? Ask, don't guess.
+            raise ConfigError(
+                f"--config cannot be combined with --resume --run-dir: the run continues with "
+                f"its own {args.run_dir / 'config.yaml'} (edit that to change its settings)"
+            )
+        return None, args.run_dir
+    # Without --run-dir the config only names the run folder (checkpoints/<run_name>).
+    config = load_config(args.config or DEFAULT_CONFIG)
+    run_dir = Path("checkpoints") / (config.run_name or "run")
+    if args.config is not None:
+        _warn_if_the_run_differs(args.config, config, run_dir)
+    return None, run_dir
+
+
+def _warn_if_the_run_differs(config_path: Path, config: Config, run_dir: Path) -> None:
+    """Say so when the settings in --config are not the ones the resumed run goes on with."""
+    from alphazero.checkpoints import CheckpointError, RunDir
 
     try:
-        if args.resume:
-            run_dir = args.run_dir
-            if run_dir is None:
-                config = load_config(args.config or DEFAULT_CONFIG)
-                run_dir = Path("checkpoints") / (config.run_name or "run")
-            config = None
-        else:
-            config = load_config(args.config or DEFAULT_CONFIG)
-            run_dir = args.run_dir or Path("checkpoints") / (config.run_name or "run")
-        if args.iterations is not None and args.iterations < 1:
-            raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
-        from alphazero.training import train  # TensorFlow loads here, after the quick checks
-
-        train(
-            config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
-            run_dir,
-            resume=args.resume,
-            progress=not args.quiet,
-            max_iterations=args.iterations,
+        saved = RunDir(run_dir).load_config()
+    except CheckpointError:
+        return  # resuming reports it, in one line
+    if saved != config:
+        print(
+            f"warning: {config_path} differs from {run_dir / 'config.yaml'}, which the resumed "
+            f"run goes on with (edit that to change its settings)",
+            file=sys.stderr,
         )
-    except (ConfigError, CheckpointError, WorkerError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
 
 
 if __name__ == "__main__":

@@ -25,12 +25,13 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .config import Config, ConfigError, config_from_dict, read_yaml
+from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
 
 if TYPE_CHECKING:
@@ -163,6 +164,14 @@ def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.M
         raise CheckpointError(f"{shown}: not a file")
     if file.suffix != ".keras":
         raise CheckpointError(f"{shown}: not a .keras model file")
+    # A .keras file is a zip archive; Keras answers any other bytes with "File not found",
+    # which misleads about a file that is there.
+    try:
+        open(file, "rb").close()
+    except OSError as error:
+        raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
+    if not zipfile.is_zipfile(file):
+        raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
     _import_custom_objects()
     import keras
 
@@ -195,6 +204,42 @@ def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> No
             f"{shown}: the model has outputs of sizes {output_sizes}, none is the "
             f"{game.num_actions} actions of {game.name} (a model of another game?)"
         )
+
+
+def network_shape(model: keras.Model) -> dict[str, int] | None:
+    """``filters``, ``blocks`` and ``value_hidden`` of a model ``build_network`` made (read
+    from its layers, so from any saved run); None for a model made some other way."""
+    names = {layer.name: layer for layer in model.layers}
+    if "stem_conv" not in names or "value_hidden" not in names:
+        return None
+    blocks = 0
+    while f"block{blocks}_conv1" in names:
+        blocks += 1
+    return {
+        "filters": int(names["stem_conv"].filters),
+        "blocks": blocks,
+        "value_hidden": int(names["value_hidden"].units),
+    }
+
+
+def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
+    """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
+
+    A resumed run keeps its model, so an edited ``filters``, ``blocks`` or ``value_hidden``
+    would otherwise be ignored without a word. (``l2`` is a training setting, not part of
+    the shape: the training loop applies a changed one to the loaded model.)
+    """
+    saved = network_shape(model)
+    if saved is None:
+        return
+    for key, value in saved.items():
+        wanted = getattr(network, key)
+        if wanted != value:
+            raise CheckpointError(
+                f"{shown}: network.{key} is {wanted}, but the checkpoint's model has {value} "
+                f"(a run keeps its network: put {value} back, or train the new network in a "
+                f"new run with another --run-dir)"
+            )
 
 
 def load_model(
@@ -434,6 +479,7 @@ class RunDir:
         model_file = self.path / metadata["model"]
         model = _load_keras_file(model_file, str(model_file), compile=compile)
         check_model_fits(model, game, str(model_file))
+        check_network_matches(model, config.network, str(self.path / CONFIG_FILE))
         buffer_file = self.path / metadata["buffer"]
         try:
             buffer = ReplayBuffer.load(

@@ -8,6 +8,7 @@ with one ``ConfigError`` line that names the key and says what is expected.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -253,7 +254,12 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
         return [_convert(item, item_type, f"{key}[{i}]") for i, item in enumerate(value)]
     accepts = _SCALARS.get(tp)
     if accepts is not None and accepts(value):
-        return float(value) if tp is float else value
+        if tp is not float:
+            return value
+        try:
+            return float(value)
+        except OverflowError:  # an integer too large for a float: as unusable as inf
+            return math.inf
     raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
 
 
@@ -278,6 +284,10 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     for name, value in data.items():
         key = prefix + name
         converted = _convert(value, hints[name], key)
+        # NaN passes every range check (its comparisons are all False) and inf is no setting:
+        # either would only show up as NaN losses, and as bare NaN in metrics.jsonl.
+        if isinstance(converted, float) and not math.isfinite(converted):
+            raise ConfigError(f"{key}: must be a finite number, got {converted!r}")
         _check_range(converted, dict(fields[name].metadata), key)
         kwargs[name] = converted
     return cls(**kwargs)

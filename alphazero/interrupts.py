@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -38,3 +39,21 @@ def deferred_interrupt() -> Iterator[None]:
 def sigint_ignored() -> contextlib.AbstractContextManager[None]:
     """Ignore Ctrl-C while starting workers: they inherit that, so only the driver gets it."""
     return sigint_handler(signal.SIG_IGN)
+
+
+def interrupted_message(run_path: str | os.PathLike[str] | None) -> str:
+    """The line to print after Ctrl-C stopped training: what the run folder holds and how
+    to go on. Read from the folder, so it is right however early or late the Ctrl-C came."""
+    from .checkpoints import CheckpointError, RunDir
+
+    run = RunDir(run_path) if run_path is not None else None
+    if run is None or not run.has_checkpoint:
+        return "interrupted before the first checkpoint; nothing saved"
+    try:
+        holds = f"holds iteration {run.read_metadata()['iteration']}"
+    except CheckpointError:  # damaged: resuming will say how, in one line
+        holds = "is as it was"
+    return (
+        f"interrupted: {run.path} {holds}; continue with: "
+        f"python train.py --resume --run-dir {run.path}"
+    )

@@ -19,10 +19,10 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 
 # isort: split
 
-from .checkpoints import CheckpointError, RunDir, append_metrics
+from .checkpoints import BEST_FILE, CONFIG_FILE, CheckpointError, RunDir, append_metrics
 from .config import Config
 from .games import make
-from .interrupts import deferred_interrupt
+from .interrupts import deferred_interrupt, interrupted_message
 from .replay_buffer import ReplayBuffer
 from .workers import make_backend
 
@@ -108,12 +108,20 @@ def train(
         config = run.load_config()
         model, buffer, meta = run.load()
         state = RunState.from_metadata(meta)
+        if state.iteration >= config.iterations:  # nothing to do: say so, and why
+            print(
+                _finished_line(run.path, state.iteration, config, max_iterations), file=sys.stderr
+            )
+            return state
+        _check_model_opponents(config)
+        _apply_l2(model, config.network.l2)
         _repair_metrics(run.path, state.iteration)
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
         _log(progress, f"resuming {run.path} at iteration {state.iteration}")
     else:
         run = RunDir.create(run_path, config)
+        _check_model_opponents(config)  # before the seed: loading a model draws random numbers
         keras.utils.set_random_seed(config.seed)
         game = make(config.game.name, **config.game.params)
         model = build_network(game.plane_shape, game.num_actions, config.network)
@@ -199,14 +207,78 @@ def train(
             _write_tensorboard(run.path, record)
             _log(progress, _summary_line(record))
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted: {run.path} holds iteration {state.iteration}; "
-            f"continue with: python train.py --resume --run-dir {run.path}",
-            file=sys.stderr,
-        )
+        print(f"\n{interrupted_message(run.path)}", file=sys.stderr)
+        return state
     finally:
         backend.close()
+    if state.iteration >= config.iterations:
+        _log(
+            progress,
+            f"finished: {run.path} has trained its {config.iterations} iterations "
+            f"({state.games} games); the best model is {run.path / BEST_FILE}",
+        )
+    else:
+        _log(
+            progress,
+            f"stopped after this session's {max_iterations} iterations: {run.path} holds "
+            f"iteration {state.iteration} of {config.iterations}; continue with: "
+            f"python train.py --resume --run-dir {run.path}",
+        )
     return state
+
+
+def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:
+    """Why resuming a finished run does nothing, and what would make it train on."""
+    line = (
+        f"{run_path} has finished its {config.iterations} iterations"
+        + (f" (it holds iteration {done})" if done != config.iterations else "")
+        + f"; raise `iterations` in {run_path / CONFIG_FILE} to train further"
+    )
+    if max_iterations is not None:  # people read --iterations as the run's total
+        line += (
+            f" (--iterations {max_iterations} limits this session's iterations, it does not "
+            f"raise the run's total)"
+        )
+    return line
+
+
+def _check_model_opponents(config: Config) -> None:
+    """Load every ``model:`` opponent of the evaluation ladder now, so that one of another
+    game (or a damaged file) stops the run at its start, not at its first evaluation hours in.
+    (The config only checks that the path exists: it reads no models.)"""
+    from .checkpoints import load_model
+    from .players import model_spec_parts
+
+    if not config.evaluation.every:
+        return
+    game = make(config.game.name, **config.game.params)
+    for i, spec in enumerate(config.evaluation.opponents):
+        if (parts := model_spec_parts(spec)) is not None:
+            try:
+                load_model(parts[0], game, compile=False)
+            except CheckpointError as error:
+                raise CheckpointError(f"evaluation.opponents[{i}]: {error}") from None
+
+
+def _apply_l2(model: Any, l2: float) -> None:
+    """Give a resumed model the config's ``network.l2``.
+
+    Unlike the network's shape (``RunDir.load`` refuses a changed one), the L2 penalty is a
+    training setting like the learning rate: the weights fit any value, so an edited one
+    takes effect. Keras reads the penalty from each kernel (``model.losses``) and saves the
+    layer's ``kernel_regularizer``, so both change.
+    """
+    import keras
+
+    for layer in model.layers:
+        if not hasattr(layer, "kernel_regularizer") or getattr(layer, "kernel", None) is None:
+            continue
+        current = layer.kernel_regularizer
+        if float(getattr(current, "l2", 0.0)) == l2:
+            continue
+        regularizer = keras.regularizers.L2(l2) if l2 > 0 else None
+        layer.kernel_regularizer = regularizer
+        layer.kernel.regularizer = regularizer
 
 
 def _evaluate(

@@ -378,6 +378,9 @@ def test_damaged_model_file(saved_run, damage):
     with pytest.raises(CheckpointError) as error:
         load_model(file)
     assert str(file) in one_line(error)
+    if damage != "missing":  # a file that is there is not called missing
+        assert "not a Keras model file (corrupt or truncated)" in one_line(error)
+        assert "not found" not in one_line(error).lower()
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,14 @@ from alphazero.config import ConfigError, config_from_dict, load_config
         ({"train": {"batch_size": "x"}}, "train.batch_size: expected an integer"),
         ({"search": {"simulations": 1}}, "search.simulations: must be >= 2"),
         ({"search": {"c_puct": 0}}, "search.c_puct: must be > 0.0"),
+        ({"train": {"learning_rate": float("nan")}}, "train.learning_rate: must be a finite"),
+        ({"search": {"c_puct": float("inf")}}, "search.c_puct: must be a finite number"),
+        ({"network": {"l2": float("-inf")}}, "network.l2: must be a finite number"),
+        (
+            {"selfplay": {"temperature_value_cutoff": float("nan")}},
+            "selfplay.temperature_value_cutoff: must be a finite number",
+        ),
+        ({"train": {"momentum": 10**400}}, "train.momentum: must be a finite number"),
         ({"selfplay": {"resign_threshold": 0.5}}, "selfplay.resign_threshold"),
         ({"train": {"optimizer": "rmsprop"}}, "one of 'sgd', 'adam'"),
         ({"game": {"name": "chess"}}, "unknown game 'chess'"),
@@ -64,3 +72,20 @@ def test_a_ladder_model_spec_takes_every_model_form():
     for spec in (f"model:{shipped}", f"model:{shipped}:800", f"model:{shipped}:800:symmetric"):
         config = config_from_dict({"evaluation": {"opponents": [spec]}})
         assert config.evaluation.opponents == [spec]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("train: {learning_rate: .nan}", "train.learning_rate"),
+        ("search: {dirichlet_alpha: .inf}", "search.dirichlet_alpha"),
+        ("selfplay: {value_discount: 1.0e+999}", "selfplay.value_discount"),
+    ],
+)
+def test_yaml_nan_and_inf_are_one_line_errors_naming_the_key(tmp_path, text, key):
+    path = tmp_path / "nan.yaml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert f"{key}: must be a finite number" in str(error.value)
+    assert "\n" not in str(error.value)

@@ -275,3 +275,131 @@ def test_ctrl_c_saves_and_exits_cleanly(tmp_path, sigint_ignored):
     assert "Traceback" not in stderr
     assert "--resume" in stderr
     RunDir.open(run).load()  # what it left is a valid checkpoint
+
+
+def test_resuming_a_finished_run_says_it_finished_and_how_to_train_further(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=1), run, progress=False)
+    capsys.readouterr()
+    state = train(None, run, resume=True, progress=False, max_iterations=5)  # type: ignore[arg-type]
+    assert state.iteration == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert f"{run} has finished its 1 iterations" in lines[0]
+    assert f"raise `iterations` in {run / 'config.yaml'}" in lines[0]
+    assert "--iterations 5" in lines[0]  # it counts this session's iterations, not the run's
+
+
+def test_a_run_that_ends_says_so_and_where_its_best_model_is(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, max_iterations=1)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "holds iteration 1 of 2" in last and "--resume" in last
+    train(tiny_config(iterations=2), run, resume=True)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"finished: {run} has trained its 2 iterations (12 games)")
+    assert str(run / "best.keras") in last
+
+
+def _edit_run_config(run: Path, section: str, **settings) -> None:
+    data = yaml.safe_load((run / "config.yaml").read_text())
+    data[section].update(settings)
+    (run / "config.yaml").write_text(yaml.safe_dump(data))
+
+
+@pytest.mark.parametrize(("key", "value"), [("filters", 16), ("blocks", 2), ("value_hidden", 4)])
+def test_resuming_with_another_network_shape_is_a_one_line_error(tmp_path, key, value):
+    run = tmp_path / "run"
+    train(tiny_config(), run, progress=False, max_iterations=1)
+    _edit_run_config(run, "network", **{key: value})
+    with pytest.raises(CheckpointError) as error:
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    message = str(error.value)
+    assert "\n" not in message and str(run / "config.yaml") in message
+    assert f"network.{key} is {value}, but the checkpoint's model has" in message
+
+
+def test_a_changed_l2_takes_effect_on_resume(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(), run, progress=False, max_iterations=1)
+    _edit_run_config(run, "network", l2=0.01)
+    train(None, run, resume=True, progress=False, max_iterations=1)  # type: ignore[arg-type]
+    model, _, _ = RunDir.open(run).load()
+    kernels = [layer for layer in model.layers if hasattr(layer, "kernel_regularizer")]
+    assert {layer.kernel_regularizer.l2 for layer in kernels} == {0.01}  # and saved so
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    l2_losses = [json.loads(line)["train"]["l2_loss"] for line in lines]
+    assert l2_losses[1] > 10 * l2_losses[0]
+
+
+class _InterruptedBackend:
+    in_process = True
+
+    def play(self, num_games, rng):
+        raise KeyboardInterrupt
+
+    def close(self) -> None:
+        pass
+
+
+def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_saved(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("alphazero.training.make_backend", lambda *args: _InterruptedBackend())
+    run = tmp_path / "run"
+    state = train(tiny_config(), run, progress=False)
+    assert state.iteration == 0 and not RunDir(run).has_checkpoint
+    err = capsys.readouterr().err.strip()
+    assert err == "interrupted before the first checkpoint; nothing saved"  # no --resume advice
+
+
+def test_ctrl_c_while_tensorflow_loads_is_the_same_one_line(tmp_path):
+    # A first iteration of thousands of games: the Ctrl-C comes before any checkpoint.
+    selfplay = {**TINY["selfplay"], "games_per_iteration": 100_000}
+    config_path = _write_config(tmp_path, selfplay=selfplay)
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--quiet", "--config", str(config_path),
+         "--run-dir", str(tmp_path / "run")],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    time.sleep(1.0)  # importing TensorFlow, before the training loop
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last == "interrupted before the first checkpoint; nothing saved"
+
+
+def test_resume_with_both_config_and_run_dir_is_a_one_line_error(tmp_path):
+    config_path = _write_config(tmp_path)
+    result = run_cli("--resume", "--config", str(config_path), "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--config cannot be combined with --resume --run-dir" in lines[0]
+
+
+def test_resume_with_a_config_that_differs_from_the_run_warns(tmp_path):
+    # Without --run-dir, --config names the run folder: checkpoints/<its file name>.
+    train(tiny_config(iterations=1), tmp_path / "checkpoints" / "tiny", progress=False)
+    config_path = _write_config(tmp_path, iterations=1, seed=8)
+    result = run_cli("--resume", "--config", str(config_path), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"warning: {config_path} differs from checkpoints/tiny/config.yaml" in result.stderr
+    assert "has finished its 1 iterations" in result.stderr
+
+
+def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
+    train(tiny_config(iterations=1), tmp_path / "ttt", progress=False)
+    for opponent, message in [
+        (tmp_path / "ttt", "this run trained tictactoe, not connect4"),
+        (tmp_path / "ttt" / "best.keras", "a model of another game?"),
+    ]:
+        evaluation = {"every": 1, "opponents": ["random", f"model:{opponent}"], "games": 2}
+        config = tiny_config(game={"name": "connect4"}, evaluation=evaluation)
+        with pytest.raises(CheckpointError) as error:
+            train(config, tmp_path / "c4", progress=False)
+        assert str(error.value).startswith("evaluation.opponents[1]: ")
+        assert message in str(error.value)
+        assert not RunDir(tmp_path / "c4").has_checkpoint  # no iteration was played
