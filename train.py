@@ -71,15 +71,20 @@ def main(argv: list[str] | None = None) -> int:
             config, run_dir = _config_and_run_dir(args)
             if args.iterations is not None and args.iterations < 1:
                 raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
-            from alphazero.training import train  # TensorFlow loads here, after the quick checks
+            # TensorFlow loads here, after the quick checks
+            from alphazero.training import TrainingDiverged, train
 
-            train(
-                config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
-                run_dir,
-                resume=args.resume,
-                progress=not args.quiet,
-                max_iterations=args.iterations,
-            )
+            try:
+                train(
+                    config,  # type: ignore[arg-type]  # None only with --resume: its own config
+                    run_dir,
+                    resume=args.resume,
+                    progress=not args.quiet,
+                    max_iterations=args.iterations,
+                )
+            except TrainingDiverged as error:  # not a bad input: exit 1, as a failed run
+                print(f"error: {error}", file=sys.stderr)
+                return 1
         except (ConfigError, CheckpointError, WorkerError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -7,6 +7,7 @@ killed at any moment loses at most the iteration in flight.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -159,6 +160,7 @@ def train(
                     lambda n: buffer.sample(n, rng), config.train.steps_per_iteration, progress
                 )
                 state.train_steps += config.train.steps_per_iteration
+                _check_finite(train_metrics, iteration, run.path)
             train_seconds = time.perf_counter() - train_start
 
             evaluation, is_best = _evaluate(model, config, new_game, state, iteration, progress)
@@ -240,6 +242,23 @@ def _finished_line(run_path: Path, done: int, config: Config, max_iterations: in
             f"raise the run's total)"
         )
     return line
+
+
+class TrainingDiverged(Exception):
+    """The training losses became NaN or infinite: the network's weights are unusable."""
+
+
+def _check_finite(metrics: dict[str, float], iteration: int, run_path: Path) -> None:
+    """Stop before a diverged network is saved: every later iteration would train on from
+    NaN weights and write NaN losses, while the run looked alive."""
+    bad = {k: v for k, v in metrics.items() if not math.isfinite(v)}
+    if bad:
+        shown = ", ".join(f"{k} {v}" for k, v in bad.items())
+        raise TrainingDiverged(
+            f"training diverged at iteration {iteration} ({shown}); {run_path} still holds "
+            f"iteration {iteration - 1}: lower train.learning_rate in "
+            f"{run_path / CONFIG_FILE} and resume"
+        )
 
 
 def _check_model_opponents(config: Config) -> None:

@@ -403,3 +403,24 @@ def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
         assert str(error.value).startswith("evaluation.opponents[1]: ")
         assert message in str(error.value)
         assert not RunDir(tmp_path / "c4").has_checkpoint  # no iteration was played
+
+
+def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=1), run, progress=False)
+    from alphazero.trainer import Trainer
+    from alphazero.training import TrainingDiverged
+
+    real_train = Trainer.train
+
+    def diverging(self, *args, **kwargs):
+        return {**real_train(self, *args, **kwargs), "total_loss": float("nan")}
+
+    monkeypatch.setattr(Trainer, "train", diverging)
+    RunDir(run).path.joinpath("config.yaml").write_text(yaml.safe_dump({**TINY, "iterations": 3}))
+    with pytest.raises(
+        TrainingDiverged, match=r"iteration 2 \(total_loss nan\).*holds iteration 1"
+    ):
+        train(None, run, resume=True, progress=False)
+    assert RunDir.open(run).read_metadata()["iteration"] == 1  # the NaN model was not saved
+    assert len((run / "metrics.jsonl").read_text().splitlines()) == 1
