@@ -92,7 +92,8 @@ examples:
   python play.py --model checkpoints/connect4   you against the model you trained
   python play.py --game tictactoe --p2 perfect  you against perfect play
   python play.py --p1 human --p2 uct:2000       you against a baseline (no model needed)
-  python play.py --game gomoku8 --first ai --model checkpoints/gomoku_8x8 --sims 400
+  python play.py --game gomoku8 --first ai --sims 400
+                                                the shipped Gomoku 8x8 model moves first
   python play.py --p1 uct:1000 --p2 random --games 100 --json match.json"""
 
 
@@ -163,7 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the other player (default: the model, see --model), e.g. uct:2000, random",
     )
     parser.add_argument(
-        "--games", type=int, default=1, metavar="N", help="games to play; sides alternate"
+        "--games",
+        type=int,
+        default=1,
+        metavar="N",
+        help="games to play; sides alternate (default 1)",
     )
     parser.add_argument(
         "--json", type=Path, default=None, metavar="PATH", help="write a match's result here"

@@ -34,8 +34,9 @@ from alphazero.players import ModelPlayer, make_player
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
 RESULTS = ROOT / "docs" / "strength.json"
+DEFAULT_SIMULATIONS = 800
 SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400, "connect4": 400}
-"""PUCT simulations per move for a model folder, where it differs from --sims (Gomoku 8x8:
+"""PUCT simulations per move for a model folder, where it differs from 800 (Gomoku 8x8:
 its games are the longest; Connect Four: its 128x6 network costs about three times the
 inference of the others; 400 keep each one's 300 games within about half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
@@ -108,7 +109,12 @@ def main() -> int:
     )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
     parser.add_argument(
-        "--sims", type=int, default=800, help="model simulations per move (see SIMULATIONS)"
+        "--sims",
+        type=int,
+        default=None,
+        help="model simulations per move for every model (default: 800, or the table's own: "
+        + ", ".join(f"{k} {v}" for k, v in SIMULATIONS.items())
+        + ")",
     )
     parser.add_argument(
         "--symmetric",
@@ -131,6 +137,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
+    if args.sims is not None and args.sims < 2:
+        parser.error(f"--sims must be at least 2, got {args.sims}")
     # The committed table is what the README quotes: a handful of games would replace it with
     # noise (and its note says how many games it is measured on).
     if args.readme and args.games < README_GAMES:
@@ -158,7 +166,11 @@ def main() -> int:
         game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
         name, params = game_config["name"], game_config.get("params") or {}
         start = make(name, **params)
-        sims = SIMULATIONS.get(folder.name, args.sims)
+        sims = (
+            args.sims
+            if args.sims is not None
+            else SIMULATIONS.get(folder.name, DEFAULT_SIMULATIONS)
+        )
         model = ModelPlayer(folder, start, simulations=sims, symmetric=args.symmetric)
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
