@@ -135,7 +135,9 @@ class SelfPlayConfig:
 @dataclass(frozen=True)
 class ReplayConfig:
     capacity: int = field(default=100_000, metadata=_range(1, 100_000_000))
-    """The buffer keeps the most recent ``capacity`` positions."""
+    """The buffer keeps the most recent ``capacity`` examples. With ``selfplay.augment`` every
+    symmetric copy of a position is one of them: 2 a position in Connect Four, up to 8 on a
+    square board, so the buffer spans that many times fewer self-play moves."""
 
 
 @dataclass(frozen=True)
