@@ -61,39 +61,37 @@ def main(argv: list[str] | None = None) -> int:
     # A process started in the background by a script inherits SIGINT as ignored, and
     # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # The error types come with numpy only (a fifth of a second); TensorFlow loads in train().
+    from alphazero.checkpoints import CheckpointError, TrainingDiverged
+    from alphazero.config import ConfigError
+    from alphazero.workers import WorkerError
+
     run_dir: Path | None = args.run_dir
     try:
-        from alphazero.checkpoints import CheckpointError
-        from alphazero.config import ConfigError
-        from alphazero.workers import WorkerError
+        config, run_dir = _config_and_run_dir(args)
+        if args.iterations is not None and args.iterations < 1:
+            raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
+        from alphazero.training import train  # TensorFlow loads here, after the quick checks
 
-        try:
-            config, run_dir = _config_and_run_dir(args)
-            if args.iterations is not None and args.iterations < 1:
-                raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
-            # TensorFlow loads here, after the quick checks
-            from alphazero.training import TrainingDiverged, train
-
-            try:
-                train(
-                    config,  # type: ignore[arg-type]  # None only with --resume: its own config
-                    run_dir,
-                    resume=args.resume,
-                    progress=not args.quiet,
-                    max_iterations=args.iterations,
-                )
-            except TrainingDiverged as error:  # not a bad input: exit 1, as a failed run
-                print(f"error: {error}", file=sys.stderr)
-                return 1
-        except (ConfigError, CheckpointError, WorkerError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+        train(
+            config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
+            run_dir,
+            resume=args.resume,
+            progress=not args.quiet,
+            max_iterations=args.iterations,
+        )
     except KeyboardInterrupt:
         # Before the training loop's own handler (TensorFlow's import and the network's build
         # take seconds): as clean a stop as one between iterations, told in the same words.
         from alphazero.interrupts import interrupted_message
 
         print(f"\n{interrupted_message(run_dir)}", file=sys.stderr)
+    except TrainingDiverged as error:  # not a bad input: exit 1, as a failed run
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (ConfigError, CheckpointError, WorkerError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

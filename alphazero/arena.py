@@ -95,8 +95,8 @@ class MatchResult:
             ("wins / draws / losses", f"{self.wins} / {self.draws} / {self.losses}"),
             ("wins moving first", f"{self.wins_first} of {self.games_first}"),
             ("score", f"{self.score:.1%}  (95% CI {low:.1%} - {high:.1%})"),
-            ("Elo difference", f"{_fmt_elo(self.elo)}  (95% CI {_fmt_elo(elo_low)} - "
-                               f"{_fmt_elo(elo_high)})"),
+            ("Elo difference", f"{format_elo(self.elo)}  (95% CI {format_elo(elo_low)} - "
+                               f"{format_elo(elo_high)})"),
         ]  # fmt: skip
         width = max(len(k) for k, _ in rows)
         return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
@@ -115,7 +115,8 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _fmt_elo(x: float) -> str:
+def format_elo(x: float) -> str:
+    """An Elo difference as ``+147``, ``-0`` never, and ``+inf`` / ``-inf`` for a sweep."""
     # round() first: an even match is "+0", not the "-0" that formatting -0.0 or -0.3 gives
     return f"{round(x):+d}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 

@@ -56,6 +56,12 @@ class CheckpointError(Exception):
     """A run folder, checkpoint or model that cannot be used; the message is one line."""
 
 
+class TrainingDiverged(Exception):
+    """The training losses became NaN or infinite: the network's weights are unusable, so the
+    run stops before saving them. (Here, beside the run folder's other errors, so that
+    ``train.py`` catches it without importing TensorFlow.)"""
+
+
 # --------------------------------------------------------------------- atomic writes
 def _temp_in(folder: Path, name: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)

@@ -20,7 +20,15 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 
 # isort: split
 
-from .checkpoints import BEST_FILE, CONFIG_FILE, CheckpointError, RunDir, append_metrics
+from .arena import format_elo
+from .checkpoints import (
+    BEST_FILE,
+    CONFIG_FILE,
+    CheckpointError,
+    RunDir,
+    TrainingDiverged,
+    append_metrics,
+)
 from .config import Config
 from .games import make
 from .interrupts import deferred_interrupt, interrupted_message
@@ -121,8 +129,8 @@ def train(
         rng.bit_generator.state = meta["rng"]
         _log(progress, f"resuming {run.path} at iteration {state.iteration}")
     else:
-        run = RunDir.create(run_path, config)
         _check_model_opponents(config)  # before the seed: loading a model draws random numbers
+        run = RunDir.create(run_path, config)
         keras.utils.set_random_seed(config.seed)
         game = make(config.game.name, **config.game.params)
         model = build_network(game.plane_shape, game.num_actions, config.network)
@@ -160,7 +168,7 @@ def train(
                     lambda n: buffer.sample(n, rng), config.train.steps_per_iteration, progress
                 )
                 state.train_steps += config.train.steps_per_iteration
-                _check_finite(train_metrics, iteration, run.path)
+                _check_finite(train_metrics, iteration, run)
             train_seconds = time.perf_counter() - train_start
 
             evaluation, is_best = _evaluate(model, config, new_game, state, iteration, progress)
@@ -244,21 +252,21 @@ def _finished_line(run_path: Path, done: int, config: Config, max_iterations: in
     return line
 
 
-class TrainingDiverged(Exception):
-    """The training losses became NaN or infinite: the network's weights are unusable."""
-
-
-def _check_finite(metrics: dict[str, float], iteration: int, run_path: Path) -> None:
+def _check_finite(metrics: dict[str, float], iteration: int, run: RunDir) -> None:
     """Stop before a diverged network is saved: every later iteration would train on from
     NaN weights and write NaN losses, while the run looked alive."""
     bad = {k: v for k, v in metrics.items() if not math.isfinite(v)}
-    if bad:
-        shown = ", ".join(f"{k} {v}" for k, v in bad.items())
-        raise TrainingDiverged(
-            f"training diverged at iteration {iteration} ({shown}); {run_path} still holds "
-            f"iteration {iteration - 1}: lower train.learning_rate in "
-            f"{run_path / CONFIG_FILE} and resume"
+    if not bad:
+        return
+    shown = ", ".join(f"{k} {v}" for k, v in bad.items())
+    if run.has_checkpoint:
+        then = (
+            f"{run.path} still holds iteration {iteration - 1}: lower train.learning_rate in "
+            f"{run.path / CONFIG_FILE} and resume"
         )
+    else:
+        then = "nothing saved: lower train.learning_rate in the config and start again"
+    raise TrainingDiverged(f"training diverged at iteration {iteration} ({shown}); {then}")
 
 
 def _check_model_opponents(config: Config) -> None:
@@ -396,7 +404,7 @@ def _summary_line(record: dict[str, Any]) -> str:
         scores = ", ".join(
             f"{spec} {r['score']:.0%}" for spec, r in record["evaluation"]["opponents"].items()
         )
-        evaluation = f"; vs {scores}: Elo {record['evaluation']['elo']:+.0f}"
+        evaluation = f"; vs {scores}: Elo {format_elo(record['evaluation']['elo'])}"
     if "connect4_positions" in record:
         solved = record["connect4_positions"]
         evaluation += (

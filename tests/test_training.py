@@ -408,8 +408,8 @@ def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
 def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, monkeypatch):
     run = tmp_path / "run"
     train(tiny_config(iterations=1), run, progress=False)
+    from alphazero.checkpoints import TrainingDiverged
     from alphazero.trainer import Trainer
-    from alphazero.training import TrainingDiverged
 
     real_train = Trainer.train
 
@@ -424,3 +424,13 @@ def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, m
         train(None, run, resume=True, progress=False)
     assert RunDir.open(run).read_metadata()["iteration"] == 1  # the NaN model was not saved
     assert len((run / "metrics.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_run_diverging_in_its_first_iteration_says_nothing_was_saved(tmp_path, monkeypatch):
+    from alphazero.checkpoints import TrainingDiverged
+    from alphazero.trainer import Trainer
+
+    monkeypatch.setattr(Trainer, "train", lambda self, *a, **k: {"total_loss": float("inf")})
+    with pytest.raises(TrainingDiverged, match=r"iteration 1 .*nothing saved.*start again"):
+        train(tiny_config(), tmp_path / "run", progress=False)
+    assert not RunDir(tmp_path / "run").has_checkpoint
