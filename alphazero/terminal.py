@@ -265,7 +265,8 @@ def pretrained_dirs() -> list[Path]:
     """Where shipped models are looked for, in order: ``checkpoints/pretrained`` in the working
     folder, then in the checkout this package lives in (when that is another folder)."""
     dirs = [PRETRAINED_DIR]
-    if PROJECT_PRETRAINED_DIR != PRETRAINED_DIR.resolve():
+    # Only where it is there: an installed (not editable) package has no checkpoints beside it.
+    if PROJECT_PRETRAINED_DIR.is_dir() and PROJECT_PRETRAINED_DIR != PRETRAINED_DIR.resolve():
         dirs.append(PROJECT_PRETRAINED_DIR)
     return dirs
 
@@ -896,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _output_problem(option: str, path: Path) -> str | None:
+def output_problem(option: str, path: Path) -> str | None:
     """Why ``option``'s file ``path`` could not be written, or ``None``. Checked before any
     game: a match can take hours, and its result must not be lost to a mistyped path."""
     if path.is_dir():
@@ -931,7 +932,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.sims < 1:
         return fail(f"--sims must be at least 1, got {args.sims}")
     for option, path in (("--json", args.json), ("--save", args.save)):
-        problem = None if path is None else _output_problem(option, path)
+        problem = None if path is None else output_problem(option, path)
         if problem is not None:
             return fail(problem)
 

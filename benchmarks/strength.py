@@ -30,11 +30,11 @@ from alphazero.arena import MatchResult, play_match
 from alphazero.baselines.perfect import is_solvable
 from alphazero.games import make
 from alphazero.players import ModelPlayer, make_player
+from alphazero.terminal import DEFAULT_SIMULATIONS, output_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
 RESULTS = ROOT / "docs" / "strength.json"
-DEFAULT_SIMULATIONS = 800
 SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400, "connect4": 400}
 """PUCT simulations per move for a model folder, where it differs from 800 (Gomoku 8x8:
 its games are the longest; Connect Four: its 128x6 network costs about three times the
@@ -44,7 +44,11 @@ README_GAMES = 100
 """The fewest games per opponent the committed table is measured on (``--readme``)."""
 
 
-def cell(result: MatchResult) -> str:
+def cell(counts: dict[str, int]) -> str:
+    """A table cell from stored counts (``wins``, ``draws``, ``losses``): the interval is
+    computed here, so a change to ``MatchResult.score_interval`` reaches the committed table
+    without replaying a game."""
+    result = MatchResult("", "", counts["wins"], counts["draws"], counts["losses"])
     low, high = result.score_interval()
     return (
         f"{result.score:.0%} ({low:.0%}-{high:.0%})<br>{result.wins}/{result.draws}/{result.losses}"
@@ -74,8 +78,8 @@ def training_cost(folder: Path) -> str:
 def render(results: dict[str, dict]) -> tuple[str, str]:
     """``(note, table)``: the Markdown table of ``results`` (rows of shipped models only)."""
     shipped = {p.name for p in PRETRAINED.iterdir()}
-    rows = [(r["label"], r["training"], r["cells"]) for k, r in sorted(results.items())
-            if k in shipped]  # fmt: skip
+    rows = [(r["label"], r["training"], {spec: cell(c) for spec, c in r["results"].items()})
+            for k, r in sorted(results.items()) if k in shipped]  # fmt: skip
     games = sorted({r["games"] for k, r in results.items() if k in shipped})
     specs = list(dict.fromkeys(spec for _, _, cells in rows for spec in cells))
     lines = [
@@ -146,8 +150,8 @@ def main() -> int:
     if args.out is not None:
         if args.table_only:
             parser.error("--out writes what is measured, and --table-only measures nothing")
-        if args.out.is_dir() or not args.out.parent.is_dir():
-            parser.error(f"--out {args.out}: not a file in an existing folder")
+        if (problem := output_problem("--out", args.out)) is not None:
+            parser.error(problem)
 
     folders = sorted(p for p in PRETRAINED.iterdir() if (p / "config.yaml").exists())
     if args.only:
@@ -174,31 +178,30 @@ def main() -> int:
         model = ModelPlayer(folder, start, simulations=sims, symmetric=args.symmetric)
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
-        cells, sides = {}, {}
+        counts: dict[str, dict[str, int]] = {}
         for seed, spec in enumerate(opponents):
             began = time.perf_counter()
             opponent = make_player(spec, start, seed=seed)
             result = play_match(model, opponent, lambda n=name, p=params: make(n, **p),
                                 args.games)  # fmt: skip
-            # Wins by side: where a model is weak (moving first, or second) shows here.
-            sides[spec] = {
+            # With the wins by side: where a model is weak (moving first, or second) shows.
+            counts[spec] = {
+                "wins": result.wins,
+                "draws": result.draws,
+                "losses": result.losses,
                 "wins_first": result.wins_first,
                 "games_first": result.games_first,
-                "wins_second": result.wins - result.wins_first,
-                "games_second": result.games - result.games_first,
             }
             print(f"{folder.name} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%}, wins first "
                   f"{result.wins_first}/{result.games_first}, second "
-                  f"{sides[spec]['wins_second']}/{sides[spec]['games_second']} "
+                  f"{result.wins - result.wins_first}/{result.games - result.games_first} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
-            cells[spec] = cell(result)
         measured[folder.name] = {
             "label": f"{folder.name} ({setting})",
             "training": training_cost(folder),
             "games": args.games,
-            "cells": cells,
-            "sides": sides,
+            "results": counts,
         }
         # Written after every model, so a long run stopped part way keeps what it measured.
         if args.out is not None:
