@@ -71,7 +71,7 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (strength_copy, ["--readme", "--games", "5"], "--readme needs --games 100 or more"),
         (strength_copy, ["--games", "0"], "--games must be at least 1"),
         (strength_copy, ["--only", "chess"], "--only chess: no such model"),
-        (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: not a file"),
+        (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
         (bench / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
         (bench / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (bench / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),

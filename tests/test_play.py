@@ -226,6 +226,8 @@ def test_end_of_input_and_quit_leave_politely(tmp_path):
 
 
 def test_no_model_says_how_to_train_one_and_where_it_looked(tmp_path, bare_checkout):
+    shipped = bare_checkout.parent / "checkpoints" / "pretrained"
+    shipped.mkdir(parents=True)  # there, but holding no model of this game
     done = subprocess.run(
         [sys.executable, str(bare_checkout)],
         capture_output=True,
@@ -238,7 +240,6 @@ def test_no_model_says_how_to_train_one_and_where_it_looked(tmp_path, bare_check
     assert "\n" not in message and "Traceback" not in message
     assert "`python train.py`" in message
     assert "`python play.py --model checkpoints/connect4`" in message
-    shipped = bare_checkout.parent / "checkpoints" / "pretrained"
     assert f"none in checkpoints/pretrained or {shipped} for this board" in message
 
 
