@@ -421,7 +421,7 @@ def game_help(game: Game) -> str:
             f"Type an edge by the two dots it joins: columns are letters a-{last}, rows are "
             f"numbers 1-{p['rows'] + 1} from the top. a1-b1 is the top edge of the top-left "
             f"box, a1-a2 its left edge. Completing a box scores it and you move again; more "
-            f"boxes wins."
+            f"boxes wins. The edge drawn last shows as *."
         )
     else:
         size = int(getattr(game, "size", 3))
@@ -438,6 +438,11 @@ def game_help(game: Game) -> str:
             "move and the replies to it),",
             "moves (the moves so far), board (draw the board again), quit (or end of input, "
             "or Ctrl-C).",
+            "A hint lists the most searched moves: their share of the visits, and in brackets "
+            "their value,",
+            "from -1 (a loss) to +1 (a win) for the player to move; the outlook is the "
+            "network's win / draw / loss",
+            "estimate and the search's value of the position, on the same scale.",
         )
     )
 
@@ -738,10 +743,21 @@ class Session:
             else:
                 action = self.machine_move(mover, game)
             history.append((game, action))
-            game = game.sim_move(action)
+            before, game = game, game.sim_move(action)
+            if game.score is None and game.player == before.player:
+                self.say(self.again_line(game))
         self.show_board(game)
         self.say(self.result_line(game), self.moves_line())
         return game
+
+    def again_line(self, game: Game) -> str:
+        """Said when a move leaves the same player to move (a box completed in Dots and
+        Boxes), so that a run of moves by one player reads as such."""
+        mark = _marks(game)[game.player]
+        boxes = getattr(game, "boxes", None)
+        if boxes is None:
+            return f"  {mark} moves again"
+        return f"  {mark} completes a box (boxes: X {boxes[0]}, O {boxes[1]}) and moves again"
 
     def machine_move(self, player: Player, game: Game) -> int:
         """The move of a player that is not a person, with what it thought if it says."""

@@ -499,6 +499,7 @@ def test_undo_in_dots_and_boxes_goes_back_to_the_persons_previous_turn():
         typed,
         ["a2-b2", "c1-c2", "b2-c2"],
     )
+    assert "you play b1-b2\n  X completes a box (boxes: X 1, O 0) and moves again" in out
     assert "took back 1 move: X b1-b2" in out  # the person's box and extra turn
     assert "took back 2 moves: X a1-a2, O c1-c2" in out
     assert "took back 2 moves: X a1-b1, O a2-b2" in out
@@ -506,7 +507,11 @@ def test_undo_in_dots_and_boxes_goes_back_to_the_persons_previous_turn():
 
     typed = ["a1-b1", "a1-a2", "undo"]
     out = run_session("dots_and_boxes", {"rows": 1, "cols": 2}, typed, ["a2-b2", "b1-b2", "c1-c2"])
-    assert "script (O) plays b1-b2\nscript (O) plays c1-c2" in out  # the opponent's box
+    assert (  # the opponent's box and extra turn, said as such
+        "script (O) plays b1-b2\n  O completes a box (boxes: X 0, O 1) and moves again\n"
+        "script (O) plays c1-c2" in out
+    )
+    assert "X completes a box (boxes: X 1, O 0) and moves again" not in out
     assert "took back 3 moves: X a1-a2, O b1-b2, O c1-c2" in out
 
 
