@@ -407,6 +407,15 @@ def notation(game: Game) -> str:
     return "a point like b2, or column,row like 2,2"
 
 
+def _box_score(game: Game) -> str | None:
+    """``boxes: X 1, O 0`` in Dots and Boxes; None in games without boxes."""
+    boxes = getattr(game, "boxes", None)
+    if boxes is None:
+        return None
+    marks = _marks(game)
+    return f"boxes: {marks[1]} {boxes[0]}, {marks[-1]} {boxes[1]}"
+
+
 def game_help(game: Game) -> str:
     """The ``help`` text: the notation of ``game`` and the commands."""
     p = game.params
@@ -754,10 +763,10 @@ class Session:
         """Said when a move leaves the same player to move (a box completed in Dots and
         Boxes), so that a run of moves by one player reads as such."""
         mark = _marks(game)[game.player]
-        boxes = getattr(game, "boxes", None)
-        if boxes is None:
+        score = _box_score(game)
+        if score is None:
             return f"  {mark} moves again"
-        return f"  {mark} completes a box (boxes: X {boxes[0]}, O {boxes[1]}) and moves again"
+        return f"  {mark} completes a box ({score}) and moves again"
 
     def machine_move(self, player: Player, game: Game) -> int:
         """The move of a player that is not a person, with what it thought if it says."""
@@ -788,9 +797,9 @@ class Session:
             text = f"result: {self.label(game, game.score)} wins"
             if self.name(self._seats[game.score]) == "you":
                 text += " - well played!"
-        boxes = getattr(game, "boxes", None)
-        if boxes is not None:
-            text += f" (boxes: X {boxes[0]}, O {boxes[1]})"
+        score = _box_score(game)
+        if score is not None:
+            text += f" ({score})"
         return text
 
     def moves_line(self) -> str:
