@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -16,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+
+from . import strict_yaml
 
 
 class ConfigError(ValueError):
@@ -46,8 +50,16 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """PUCT search, for self-play and for playing."""
+    """The search, for self-play and for playing."""
 
+    algorithm: Literal["puct", "gumbel"] = "puct"
+    """Self-play's search. ``puct``: AlphaZero's, the visit counts as the policy target.
+    ``gumbel``: Gumbel AlphaZero (Danihelka et al. 2022; ``alphazero/search/gumbel.py``),
+    which improves the policy with far fewer simulations (8-32): the root samples
+    ``gumbel_considered`` moves and halves them over the budget, the policy target is the
+    improved policy, and the move played is the halving's survivor (with its Gumbel noise for
+    the first ``selfplay.temperature_moves`` moves, without after). It uses no Dirichlet
+    noise and no virtual loss. Evaluation games and ``play.py`` search with PUCT."""
     simulations: int = field(default=200, metadata=_range(2, 1_000_000))
     c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
@@ -58,6 +70,12 @@ class SearchConfig:
     leaves_per_tree: int = field(default=1, metadata=_range(1, 256))
     """Leaves selected per tree per network call, kept apart by a virtual loss."""
     virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
+    gumbel_considered: int = field(default=16, metadata=_range(1, 4096))
+    """``gumbel``: moves sampled at the root (all of them when fewer are legal)."""
+    gumbel_c_visit: float = field(default=50.0, metadata=_range(0.0, 1e6))
+    gumbel_c_scale: float = field(default=0.1, metadata=_range(0.0, 1e3, open_low=True))
+    """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
+    rescaled to [0, 1] among a node's moves (the paper's and mctx's constants)."""
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
     has it natively (1.3-1.4x faster on AVX-512 BF16, docs/benchmarks.md), float32 elsewhere."""
@@ -202,6 +220,38 @@ class Config:
 
 
 # ------------------------------------------------------------------------- parsing
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlong = 40
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = 4
+_REPR.maxlevel = 3
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error quotes it: its repr, cut to about 80 characters. ``reprlib``
+    never builds the whole repr, so a huge value costs no time or memory either."""
+    try:
+        return _cut(_REPR.repr(value))
+    except Exception:  # e.g. an integer too long to print: name its type only
+        return f"<{type(value).__name__}>"
+
+
+_LONG_QUOTE = re.compile(r"'[^'\n]{79,}'|\"[^\"\n]{79,}\"")
+
+
+def _from_elsewhere(error: BaseException) -> str:
+    """The first line of another module's error (the game registry's, a player spec's),
+    with every quoted value in it cut as ``_shown`` cuts, and the line as a last guard."""
+    lines = str(error).strip().splitlines()
+    text = lines[0] if lines else type(error).__name__
+    text = _LONG_QUOTE.sub(lambda m: m.group(0)[:38] + "..." + m.group(0)[-38:], text)
+    return _cut(text, 400)
+
+
 def _type_name(tp: Any) -> str:
     origin = typing.get_origin(tp)
     if origin is Literal:
@@ -232,7 +282,7 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping of settings, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping of settings, got {_shown(value)}")
         return _build(tp, value, key + ".")
     if origin in (typing.Union, types.UnionType):
         for option in typing.get_args(tp):
@@ -240,18 +290,18 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
                 return _convert(value, option, key)
             except ConfigError:
                 continue
-        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {_shown(value)}")
     if origin is Literal:
         if value in typing.get_args(tp):
             return value
-        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+        raise ConfigError(f"{key}: expected {_type_name(tp)}, got {_shown(value)}")
     if origin is dict:
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping, got {_shown(value)}")
         return dict(value)
     if origin is list:
         if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected a list, got {value!r}")
+            raise ConfigError(f"{key}: expected a list, got {_shown(value)}")
         (item_type,) = typing.get_args(tp)
         return [_convert(item, item_type, f"{key}[{i}]") for i, item in enumerate(value)]
     accepts = _SCALARS.get(tp)
@@ -262,7 +312,7 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
             return float(value)
         except OverflowError:  # an integer too large for a float: as unusable as inf
             return math.inf
-    raise ConfigError(f"{key}: expected {_type_name(tp)}, got {value!r}")
+    raise ConfigError(f"{key}: expected {_type_name(tp)}, got {_shown(value)}")
 
 
 def _check_range(value: Any, meta: dict[str, Any], key: str) -> None:
@@ -272,16 +322,18 @@ def _check_range(value: Any, meta: dict[str, Any], key: str) -> None:
     below = value <= low if meta.get("open_low") else value < low
     if below or (high is not None and value > high):
         lower = f"> {low}" if meta.get("open_low") else f">= {low}"
-        raise ConfigError(f"{key}: must be {lower} and <= {high}, got {value!r}")
+        raise ConfigError(f"{key}: must be {lower} and <= {high}, got {_shown(value)}")
 
 
 def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    # Sorted as text: YAML keys may be integers, null or true beside strings.
+    unknown = sorted((key for key in data if key not in fields), key=str)
     if unknown:
         known = ", ".join(fields)
-        raise ConfigError(f"{prefix}{unknown[0]}: unknown setting (known here: {known})")
+        name = _cut(str(unknown[0]))
+        raise ConfigError(f"{prefix}{name}: unknown setting (known here: {known})")
     kwargs = {}
     for name, value in data.items():
         key = prefix + name
@@ -289,7 +341,7 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
         # NaN passes every range check (its comparisons are all False) and inf is no setting:
         # either would only show up as NaN losses, and as bare NaN in metrics.jsonl.
         if isinstance(converted, float) and not math.isfinite(converted):
-            raise ConfigError(f"{key}: must be a finite number, got {converted!r}")
+            raise ConfigError(f"{key}: must be a finite number, got {_shown(converted)}")
         _check_range(converted, dict(fields[name].metadata), key)
         kwargs[name] = converted
     return cls(**kwargs)
@@ -305,7 +357,7 @@ def config_from_dict(data: dict[str, Any]) -> Config:
     try:
         make(config.game.name, **config.game.params)
     except (ValueError, TypeError) as error:
-        raise ConfigError(f"game: {error}") from None
+        raise ConfigError(f"game: {_from_elsewhere(error)}") from None
     _check_combinations(config)
     if config.selfplay.parallel_games > config.selfplay.games_per_iteration:
         config = dataclasses.replace(
@@ -332,14 +384,14 @@ def _check_combinations(config: Config) -> None:
         try:
             check_spec(spec)
         except PlayerSpecError as error:
-            raise ConfigError(f"{key}: {error}") from None
+            raise ConfigError(f"{key}: {_from_elsewhere(error)}") from None
         kind = spec.strip().partition(":")[0]
         if kind.lower() == "human":
             raise ConfigError(f"{key}: a person cannot be a ladder opponent during training")
         if kind.lower() == "perfect" and not is_solvable(game):
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
-        if (model := model_spec_parts(spec)) is not None and not Path(model[0]).exists():
-            raise ConfigError(f"{key}: no model at {model[0]}")
+        if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
+            raise ConfigError(f"{key}: no model at {_cut(model[0])}")
     if config.train.min_positions > config.replay.capacity:
         raise ConfigError(
             f"train.min_positions ({config.train.min_positions}) is above replay.capacity "
@@ -359,23 +411,52 @@ def _check_combinations(config: Config) -> None:
             )
 
 
-def read_yaml(path: Path) -> Any:
-    """The YAML document in ``path`` (``{}`` if empty); any problem is a one-line
-    ``ConfigError`` naming the file."""
+def _exists(path: str) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document in ``path``; any problem is a one-line ``ConfigError`` naming the
+    file. An empty file is one: it would silently start a default run. The file is read
+    with ``strict_yaml`` (no duplicated keys, bounded nesting and aliases), and only if it
+    is at most ``strict_yaml.MAX_BYTES`` long."""
+    try:
+        with open(path, "rb") as handle:
+            # Read one byte past the limit rather than trust the size a stat gives: a
+            # pipe or /dev/zero has none.
+            raw = handle.read(strict_yaml.MAX_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ConfigError(f"{path}: cannot read it ({first_line})") from None
+    if len(raw) > strict_yaml.MAX_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {strict_yaml.MAX_BYTES // 1_000_000} MB, too large for a "
+            f"config (one is a few KB); not read"
+        )
     try:
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: cannot read it ({_cut(str(error), 200)})") from None
+    try:
+        data = strict_yaml.load(text)
+    except strict_yaml.YamlRefused as error:
+        raise ConfigError(f"{path}: {error}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}") from None
-    return {} if data is None else data
+    except ValueError as error:  # PyYAML passes on int()'s: an integer of over 4300 digits
+        raise ConfigError(f"{path}: not a usable value in it ({_cut(str(error))})") from None
+    if data is None:
+        raise ConfigError(
+            f"{path}: empty, no settings in it (a config names at least its game; see configs/)"
+        )
+    return data
 
 
 def load_config(path: str | Path) -> Config:

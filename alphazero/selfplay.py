@@ -16,7 +16,19 @@ from tqdm import tqdm
 
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
-from .search import Choice, Node, Policy, add_dirichlet_noise, search_step, symmetric_policy
+from .search import (
+    Choice,
+    GumbelParams,
+    GumbelRoot,
+    Node,
+    Policy,
+    add_dirichlet_noise,
+    gumbel_choice,
+    gumbel_selector,
+    reroot,
+    search_step,
+    symmetric_policy,
+)
 
 
 @dataclass
@@ -100,6 +112,8 @@ class _Slot:
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
     weak_player: int | None = None
     """The side that plays with a small fresh search and is not recorded (weak_side_share)."""
+    gumbel: GumbelRoot | None = None
+    """This move's Gumbel search (``search.algorithm: gumbel``)."""
 
 
 def play_games(
@@ -127,7 +141,13 @@ def play_games(
     started = 0
     start_time = time.perf_counter()
     cpu_start = time.process_time()
-    noise = (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
+    gumbel = search.algorithm == "gumbel"
+    # Gumbel search explores by its own sampling at the root: no Dirichlet noise.
+    noise = (
+        None
+        if gumbel
+        else (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
+    )
     bar = tqdm(total=num_games, desc="self-play", unit="game", disable=not progress, leave=False)
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
@@ -152,6 +172,7 @@ def play_games(
             virtual_loss=search.virtual_loss,
             noise=noise,
             noisy_roots={id(slot.root) for slot in active if slot.full},
+            selector=gumbel_selector([s.gumbel for s in active if s.gumbel]) if gumbel else None,
         )
         stats.simulations += sum(root.N for root in roots) - before
         still_active = []
@@ -220,10 +241,21 @@ def _begin_search(
         # A fresh tree: the subtree kept from the other side's full search would make it strong.
         slot.root = Node(slot.root.game)
         slot.full, slot.remaining = False, selfplay.weak_side_simulations
+    else:
+        fast = selfplay.fast_simulations
+        slot.full = fast is None or bool(rng.random() < selfplay.full_search_share)
+        slot.remaining = search.simulations if slot.full else fast  # type: ignore[assignment]
+    if search.algorithm == "gumbel":
+        # Sequential halving schedules its simulations from zero visits: the subtree kept
+        # from the last move gives only its network evaluation.
+        slot.root = reroot(slot.root)
+        params = GumbelParams(
+            search.gumbel_considered, search.gumbel_c_visit, search.gumbel_c_scale
+        )
+        slot.gumbel = GumbelRoot.start(slot.root, slot.remaining, params, rng)
         return
-    fast = selfplay.fast_simulations
-    slot.full = fast is None or bool(rng.random() < selfplay.full_search_share)
-    slot.remaining = search.simulations if slot.full else fast  # type: ignore[assignment]
+    if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
+        return
     if slot.full and slot.root.children:
         add_dirichlet_noise(
             slot.root,
@@ -246,6 +278,11 @@ def _advance(
     # No draw when blunders are off, so weak-side runs from before the switch replay the same.
     if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
         choice = _random_move(root, rng)
+    elif slot.gumbel is not None:
+        # Its Gumbel noise makes the move a sample from the improved policy: kept while
+        # moves are sampled (the weak side always), left out after.
+        choice = gumbel_choice(slot.gumbel, noisy=tau > 0)
+        slot.gumbel = None
     else:
         # The weak side is meant to slip, so its samples are not cut.
         cutoff = None if weak else selfplay.temperature_value_cutoff

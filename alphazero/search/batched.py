@@ -7,7 +7,7 @@ then ``expand``s them and ``backup``s every path. Finished and proven leaves ski
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from .node import (
@@ -21,6 +21,9 @@ from .node import (
 )
 from .policy import Policy, process_policies
 
+Selector = Callable[[Node], list[Node]]
+"""Walks one tree from its root to a leaf, counting the visits: ``[root, ..., leaf]``."""
+
 
 def run_simulations(
     roots: Sequence[Node],
@@ -32,6 +35,7 @@ def run_simulations(
     virtual_loss: float = 1.0,
     noise: tuple[Any, ...] | None = None,
     noisy: Sequence[bool] | None = None,
+    selector: Selector | None = None,
 ) -> int:
     """Run more simulations on each root; return the network calls made.
 
@@ -40,7 +44,7 @@ def run_simulations(
     ``N == simulations``. ``noise = (alpha, weight, rng[, alpha_is_total])`` mixes Dirichlet
     noise into the priors of each root (or of those ``noisy`` marks) once they exist. With
     ``leaves_per_tree > 1`` a virtual loss of ``virtual_loss`` keeps the leaves of one step
-    apart.
+    apart. ``selector`` replaces PUCT's ``select`` (Gumbel search: ``gumbel.py``).
     """
     counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
     noisy_roots = {id(r) for i, r in enumerate(roots) if noisy is None or noisy[i]}
@@ -60,6 +64,7 @@ def run_simulations(
             virtual_loss=virtual_loss,
             noise=noise,
             noisy_roots=noisy_roots,
+            selector=selector,
         )
     return calls
 
@@ -74,6 +79,7 @@ def search_step(
     virtual_loss: float = 1.0,
     noise: tuple[Any, ...] | None = None,
     noisy_roots: Collection[int] = (),
+    selector: Selector | None = None,
 ) -> int:
     """One step of the search over many trees; return the network calls made (0 or 1).
 
@@ -82,13 +88,16 @@ def search_step(
     one call, expanded, and every path is backed up. A root in ``noisy_roots`` (by ``id``)
     that is expanded here gets Dirichlet ``noise``. Callers that move a game on as soon as
     its own search is done (self-play) call this directly, so the batch stays full.
+    ``selector`` walks each tree instead of PUCT's ``select`` (which the virtual loss is for).
     """
     loss = virtual_loss if leaves_per_tree > 1 else 0.0
+    if selector is not None:
+        loss = 0.0
     paths: list[list[Node]] = []
     pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
     for i, root in enumerate(roots):
         for _ in range(min(leaves_per_tree, remaining[i])):
-            path = select(root, c_puct, loss)
+            path = selector(root) if selector is not None else select(root, c_puct, loss)
             leaf = path[-1]
             if needs_evaluation(leaf):
                 if id(leaf) in pending:  # picked twice: give the simulation back
@@ -102,7 +111,7 @@ def search_step(
         leaves = list(pending.values())
         priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
         for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
-            expand(leaf, prior)
+            expand(leaf, prior, float(value))
             if noise is not None and leaf.mother is None and id(leaf) in noisy_roots:
                 add_dirichlet_noise(leaf, *noise)
             values[id(leaf)] = float(value)

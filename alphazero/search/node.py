@@ -25,14 +25,20 @@ carries the leaf's value to the root.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..games.base import Game
-
-if TYPE_CHECKING:
-    from .policy import Policy
+from .choice import (
+    Choice,
+    by_visits,
+    candidates,
+    detach,
+    quickest_win,
+    visit_distribution,
+    winning_children,
+)
+from .policy import Policy, process_policy
 
 
 class Node:
@@ -48,6 +54,7 @@ class Node:
         "outcome",
         "plies",
         "prob",
+        "raw_value",
         "solved",
     )  # fmt: skip
 
@@ -66,6 +73,8 @@ class Node:
         self.outcome: float | None = None
         self.solved: float | None = None
         self.plies: int | None = None
+        self.raw_value: float | None = None
+        """The network's value of this position for its own mover, once expanded."""
         if game.score is not None:
             self.solved = game.value_for_mover()
             self.plies = 0
@@ -74,10 +83,21 @@ class Node:
 
     # ------------------------------------------------------------- write-up API
     def explore(self, policy: Policy, c_puct: float = 1.5) -> None:
-        """Run one simulation from this node (its first one evaluates the node itself)."""
-        from .batched import run_simulations
+        """Run one simulation from this node (its first one evaluates the node itself).
 
-        run_simulations([self], policy, simulations=1, c_puct=c_puct)
+        The batched driver (``run_simulations``) does the same for many trees at once.
+        """
+        if self.game.score is not None:
+            return
+        path = select(self, c_puct)
+        leaf = path[-1]
+        value = leaf.solved
+        if needs_evaluation(leaf):
+            priors, estimate = process_policy(policy, leaf.game, leaf.game.player)
+            expand(leaf, priors, estimate)
+            value = leaf.solved if leaf.solved is not None else estimate  # a proof beats it
+        assert value is not None
+        backup(path, value)
 
     def next(
         self,
@@ -99,54 +119,13 @@ class Node:
         Returns the child, the search value of this position for the player to move here,
         and the visit distribution ``[num_actions]`` (the policy target).
         """
-        if not self.children:
-            raise ValueError("next() needs an explored node with at least one child")
         rng = rng if rng is not None else np.random.default_rng()
-        children = list(self.children.values())
-        visits = np.zeros(self.game.num_actions, dtype=np.float32)
-        for child in children:
-            visits[child.action] = child.N
-        total = visits.sum()
-        if total <= 0:
-            raise ValueError("next() needs at least one visited child: run explore() first")
-        policy = visits / total
-
-        if self.solved == 1.0:  # a proven win: the quickest, the most searched among those
-            chosen = min(_winning_children(self), key=lambda c: (c.plies, -c.N))
+        policy = visit_distribution(self)
+        if self.solved == 1.0:
+            chosen = quickest_win(self)
         else:
-            # Visits decide as usual, but never for a move proven lost while another is not
-            # (temperature would otherwise sample blunders into the training games); at a
-            # proven draw only among the moves that keep it; at a proven loss among those
-            # that lose last, which leave a fallible opponent the most room to go wrong.
-            if self.solved is None:
-                pool = [c for c in children if c.outcome != -1.0] or children
-            else:
-                pool = [c for c in children if c.outcome == self.solved] or children
-                if self.solved == -1.0:
-                    longest = max(c.plies for c in pool)  # type: ignore[type-var]
-                    pool = [c for c in pool if c.plies == longest]
-            counts = np.array([c.N for c in pool], dtype=np.float64)
-            if counts.max() <= 0:
-                counts = np.array([c.prob for c in pool], dtype=np.float64)
-            if tau < 1e-3:
-                top = np.flatnonzero(counts == counts.max())
-                chosen = pool[int(rng.choice(top))]
-            else:
-                if value_cutoff is not None:
-                    # A sampled blunder makes the game's result a poor value target for
-                    # every position before it (Leela Chess Zero's temp-value-cutoff).
-                    best = pool[int(np.argmax(counts))]
-                    kept = [
-                        i
-                        for i, c in enumerate(pool)
-                        if c is best or (c.N > 0 and c.V >= best.V - value_cutoff)
-                    ]
-                    pool, counts = [pool[i] for i in kept], counts[kept]
-                weights = (counts / counts.max()) ** (1.0 / tau)
-                chosen = pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
-        value = self.search_value()
-        chosen.mother = None  # the chosen subtree becomes the new root; the rest is released
-        return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]
+            chosen = by_visits(candidates(self), tau, rng, value_cutoff)
+        return detach(self, chosen, policy)
 
     # ------------------------------------------------------------------ queries
     def search_value(self) -> float:
@@ -166,18 +145,6 @@ class Node:
             f"Node({move} N={self.N} V={self.V:+.3f} prob={self.prob:.3f} "
             f"outcome={self.outcome} children={len(self.children)})"
         )
-
-
-class Choice(NamedTuple):
-    """What ``Node.next`` returns."""
-
-    node: Node
-    """The chosen child, now a root."""
-    action: int
-    value: float
-    """Search value of the position before the move, for its player to move."""
-    policy: np.ndarray
-    """Visit distribution ``[num_actions]``."""
 
 
 # ------------------------------------------------------------------------ steps
@@ -204,7 +171,7 @@ def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
         best = None
         children = node.children.values()
         if node.solved == 1.0:  # a proven win (only a root gets here): search its wins only
-            children = _winning_children(node)
+            children = winning_children(node)
             if children[0].game.score is not None:  # it wins at once: nothing to weigh
                 best = children[0]
         if best is None:  # PUCT; at a proven loss or draw every move is equal, priors lead
@@ -225,31 +192,21 @@ def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
     return path
 
 
-def _winning_children(node: Node) -> list[Node]:
-    """The children proven won for ``node``'s mover, those that end the game first."""
-    wins = [c for c in node.children.values() if c.outcome == 1.0]
-    return sorted(wins, key=lambda c: c.game.score is None)
-
-
 def needs_evaluation(leaf: Node) -> bool:
     """Whether the leaf at the end of a path must be evaluated by the network."""
     return leaf.solved is None and not leaf.children
 
 
-def leaf_value(leaf: Node) -> float:
-    """The value of a finished or proven leaf, for its player to move."""
-    assert leaf.solved is not None
-    return leaf.solved
-
-
-def expand(node: Node, priors: np.ndarray) -> None:
+def expand(node: Node, priors: np.ndarray, value: float | None = None) -> None:
     """Attach a child for every legal move with its prior ``priors[action]``.
 
-    ``priors`` is ``[num_actions]``, already masked and normalised. Children get their
-    position now, so a move that ends the game is known at once: a win in one is proven on
-    the spot, and so is a node whose every move loses.
+    ``priors`` is ``[num_actions]``, already masked and normalised; ``value`` is the
+    network's value of ``node`` for its mover, kept as ``raw_value`` (Gumbel's mixed value).
+    Children get their position now, so a move that ends the game is known at once: a win in
+    one is proven on the spot, and so is a node whose every move loses.
     """
     game = node.game
+    node.raw_value = value
     for action in game.available_moves:
         child_game = game.copy()
         child_game._apply(action)

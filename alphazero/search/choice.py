@@ -1,0 +1,106 @@
+"""Choosing the move to play once a search is done: small functions, as in mctx.
+
+``Node.next`` (PUCT) and the Gumbel search compose them: ``candidates`` applies the proven
+results, ``by_visits`` the temperature, ``detach`` makes the chosen child the new root.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .node import Node
+
+
+class Choice(NamedTuple):
+    """A move chosen by a search."""
+
+    node: Node
+    """The chosen child, now a root."""
+    action: int
+    value: float
+    """Search value of the position before the move, for its player to move."""
+    policy: np.ndarray
+    """The policy target ``[num_actions]``: visit shares (PUCT) or the improved policy
+    (Gumbel)."""
+
+
+def visit_distribution(node: Node) -> np.ndarray:
+    """The children's visit shares ``[num_actions]`` (0 for illegal moves)."""
+    if not node.children:
+        raise ValueError("next() needs an explored node with at least one child")
+    visits = np.zeros(node.game.num_actions, dtype=np.float32)
+    for child in node.children.values():
+        visits[child.action] = child.N
+    total = visits.sum()
+    if total <= 0:
+        raise ValueError("next() needs at least one visited child: run explore() first")
+    return visits / total
+
+
+def winning_children(node: Node) -> list[Node]:
+    """The children proven won for ``node``'s mover, those that end the game first."""
+    wins = [c for c in node.children.values() if c.outcome == 1.0]
+    return sorted(wins, key=lambda c: c.game.score is None)
+
+
+def quickest_win(node: Node) -> Node:
+    """At a proven win: the child whose proof is shortest (the most searched among those)."""
+    return min(winning_children(node), key=lambda c: (c.plies, -c.N))  # type: ignore[arg-type, return-value]
+
+
+def candidates(node: Node) -> list[Node]:
+    """The children a move may be chosen from, given what the search has proven.
+
+    Never a move proven lost while another is not (temperature would otherwise sample
+    blunders into the training games); at a proven draw only the moves that keep it; at a
+    proven loss those that lose last along the proofs found, which leave a fallible opponent
+    the most room to go wrong. (A proven win is ``quickest_win``'s.)
+    """
+    children = list(node.children.values())
+    if node.solved is None:
+        return [c for c in children if c.outcome != -1.0] or children
+    pool = [c for c in children if c.outcome == node.solved] or children
+    if node.solved == -1.0:
+        longest = max(c.plies for c in pool)  # type: ignore[type-var]
+        pool = [c for c in pool if c.plies == longest]
+    return pool
+
+
+def by_visits(
+    pool: list[Node],
+    tau: float,
+    rng: np.random.Generator,
+    value_cutoff: float | None = None,
+) -> Node:
+    """A child of ``pool`` by visit counts sharpened by temperature ``tau``.
+
+    ``tau`` near 0 takes the most visited (ties broken at random); ``tau = 1`` samples in
+    proportion to visits. With ``value_cutoff``, sampling leaves out the visited moves whose
+    ``V`` is more than that below the most visited move's: a sampled blunder makes the
+    game's result a poor value target for every position before it (Leela Chess Zero's
+    temp-value-cutoff).
+    """
+    counts = np.array([c.N for c in pool], dtype=np.float64)
+    if counts.max() <= 0:
+        counts = np.array([c.prob for c in pool], dtype=np.float64)
+    if tau < 1e-3:
+        top = np.flatnonzero(counts == counts.max())
+        return pool[int(rng.choice(top))]
+    if value_cutoff is not None:
+        best = pool[int(np.argmax(counts))]
+        kept = [
+            i for i, c in enumerate(pool) if c is best or (c.N > 0 and c.V >= best.V - value_cutoff)
+        ]
+        pool, counts = [pool[i] for i in kept], counts[kept]
+    weights = (counts / counts.max()) ** (1.0 / tau)
+    return pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
+
+
+def detach(root: Node, chosen: Node, policy: np.ndarray) -> Choice:
+    """Make ``chosen`` a root of its own (its subtree kept, the rest released)."""
+    value = root.search_value()
+    chosen.mother = None
+    return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]

@@ -1,0 +1,262 @@
+"""Gumbel AlphaZero (Danihelka et al. 2022, "Policy improvement by planning with Gumbel").
+
+PUCT needs many simulations before its visit counts say more than the prior; Gumbel search
+improves the policy with very few (8-32). It changes three things, all in this module:
+
+* **At the root**, ``GumbelRoot.select_action``: Gumbel-top-k samples ``considered`` moves
+  without replacement (by ``g + logits``), then sequential halving spreads the budget over
+  them in rounds, keeping the better half by ``g + logits + sigma(completed Q)`` each round.
+  The schedule is a fixed table of visit counts (``considered_visits``), so each simulation
+  picks its move from the counts alone, one step at a time like PUCT's ``select``.
+* **Below the root**, ``select_child``: deterministic, the child whose visit share is
+  furthest below the improved policy ``softmax(logits + sigma(completed Q))``.
+* **The policy target**, ``improved_policy``: that same improved policy at the root, with
+  the mixed value standing in for unvisited moves (``completed_q``).
+
+``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` on Q values min-max rescaled to
+``[0, 1]`` among the node's moves, as in DeepMind's mctx. Values are, as everywhere in the
+search, from the point of view of the player to move at the node whose moves they rate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .batched import Selector, run_simulations
+from .choice import Choice, candidates, detach, quickest_win, winning_children
+from .node import Node, expand
+from .policy import Policy
+
+_LOW_LOGIT = -1e9
+
+
+@dataclass(frozen=True)
+class GumbelParams:
+    """Constants of the Gumbel search (defaults as in the paper and mctx)."""
+
+    considered: int = 16
+    """Moves sampled at the root (fewer when fewer are legal)."""
+    c_visit: float = 50.0
+    c_scale: float = 0.1
+
+
+def considered_visits(considered: int, simulations: int) -> tuple[int, ...]:
+    """Sequential halving as a table: the visit count a move must have to get simulation k.
+
+    ``considered`` moves are visited once each in turn, then the better half again, and so
+    on, each round getting about ``simulations / log2(considered)`` simulations. Entry ``k``
+    is the number of visits the move chosen by simulation ``k`` has before it.
+    """
+    if considered <= 1:
+        return tuple(range(simulations))
+    rounds = math.ceil(math.log2(considered))
+    sequence: list[int] = []
+    visits = [0] * considered
+    alive = considered
+    while len(sequence) < simulations:
+        extra = max(1, int(simulations / (rounds * alive)))
+        for _ in range(extra):
+            sequence.extend(visits[:alive])
+            for i in range(alive):
+                visits[i] += 1
+        alive = max(2, alive // 2)
+    return tuple(sequence[:simulations])
+
+
+def _children(node: Node) -> list[Node]:
+    return list(node.children.values())
+
+
+def completed_q(node: Node) -> np.ndarray:
+    """Q of each child ``[len(children)]`` for ``node``'s mover; unvisited ones get the mixed
+    value: the node's network value blended with the prior-weighted Q of the visited."""
+    children = _children(node)
+    visits = np.array([c.N for c in children], dtype=np.float64)
+    q = np.array([c.V for c in children], dtype=np.float64)
+    raw = node.raw_value if node.raw_value is not None else 0.0
+    visited = visits > 0
+    total = visits.sum()
+    if not visited.any():
+        return np.full(len(children), raw)
+    probs = np.maximum(np.array([c.prob for c in children], dtype=np.float64), 1e-30)
+    weighted = float(np.sum(probs[visited] * q[visited]) / np.sum(probs[visited]))
+    mixed = (raw + total * weighted) / (total + 1)
+    return np.where(visited, q, mixed)
+
+
+def sigma(node: Node, params: GumbelParams) -> np.ndarray:
+    """``sigma(completed Q)`` of each child ``[len(children)]``: a bonus in logit units that
+    grows with the search's largest visit count."""
+    q = completed_q(node)
+    low, high = q.min(), q.max()
+    rescaled = (q - low) / max(high - low, 1e-8)
+    most = max(c.N for c in node.children.values())
+    return (params.c_visit + most) * params.c_scale * rescaled
+
+
+def _logits(node: Node) -> np.ndarray:
+    probs = np.array([c.prob for c in node.children.values()], dtype=np.float64)
+    return np.log(np.maximum(probs, 1e-30))
+
+
+def improved_policy(node: Node, params: GumbelParams) -> np.ndarray:
+    """``softmax(logits + sigma(completed Q))`` over ``node``'s children, in their order."""
+    scores = _logits(node) + sigma(node, params)
+    scores -= scores.max()
+    weights = np.exp(scores)
+    return weights / weights.sum()
+
+
+def select_child(node: Node, params: GumbelParams) -> Node:
+    """Below the root: the child whose visits lag furthest behind the improved policy."""
+    children = _children(node)
+    visits = np.array([c.N for c in children], dtype=np.float64)
+    scores = improved_policy(node, params) - visits / (1 + visits.sum())
+    return children[int(np.argmax(scores))]
+
+
+@dataclass
+class GumbelRoot:
+    """One root's Gumbel search: its noise and its sequential-halving schedule."""
+
+    node: Node
+    gumbel: np.ndarray
+    """Gumbel(0, 1) noise ``[num_actions]`` (zeros for a deterministic search)."""
+    simulations: int
+    """Visits to spread over the root's children (the root's own evaluation not counted)."""
+    params: GumbelParams
+
+    @classmethod
+    def start(
+        cls,
+        node: Node,
+        simulations: int,
+        params: GumbelParams,
+        rng: np.random.Generator | None,
+    ) -> GumbelRoot:
+        """A search of ``simulations`` in all from ``node`` (the first evaluates a fresh
+        root); ``rng`` None: no noise, the considered moves are simply the likeliest."""
+        num_actions = node.game.num_actions
+        gumbel = rng.gumbel(size=num_actions) if rng is not None else np.zeros(num_actions)
+        spent = sum(c.N for c in node.children.values())
+        budget = simulations - (0 if node.N else 1) + spent
+        return cls(node, gumbel, max(budget, 1), params)
+
+    def _scores(self) -> np.ndarray:
+        """``g + logits + sigma(completed Q)`` of each child, the halving's ranking."""
+        node = self.node
+        actions = [c.action for c in node.children.values()]
+        logits = _logits(node)
+        return np.maximum(_LOW_LOGIT, self.gumbel[actions] + logits - logits.max()) + sigma(
+            node, self.params
+        )
+
+    def select_action(self) -> Node:
+        """The root child that the next simulation visits."""
+        node = self.node
+        children = _children(node)
+        if node.solved == 1.0:  # a proven win: nothing left to weigh
+            return winning_children(node)[0]
+        visits = np.array([c.N for c in children])
+        considered = min(self.params.considered, len(children))
+        table = considered_visits(considered, self.simulations)
+        index = int(visits.sum())
+        target = table[index] if index < len(table) else int(visits.max())
+        scores = self._scores()
+        eligible = visits == target
+        if not eligible.any():  # off the schedule (e.g. a reused tree): the fewest visits
+            eligible = visits == visits.min()
+        return children[int(np.argmax(np.where(eligible, scores, -np.inf)))]
+
+    def survivor(self, noisy: bool = True) -> Node:
+        """The halving's survivor: the best-scored of the most visited children (never one
+        proven lost while another is not). ``noisy`` False leaves the Gumbel noise out."""
+        children = _children(self.node)
+        visits = np.array([c.N for c in children])
+        scores = self._scores()
+        if not noisy:
+            scores = scores - self.gumbel[[c.action for c in children]]
+        alive = np.array([c.outcome != -1.0 for c in children])
+        keep = visits == visits.max()
+        if (keep & alive).any():
+            keep &= alive
+        elif alive.any():
+            keep = alive
+        return children[int(np.argmax(np.where(keep, scores, -np.inf)))]
+
+
+def gumbel_choice(root: GumbelRoot, noisy: bool = True) -> Choice:
+    """The move to play after a Gumbel search, and its policy target (the improved policy).
+
+    Proven results come first, as in ``Node.next``: a proven win takes its quickest line,
+    and at a proven draw or loss the most visited of ``candidates`` is played.
+    """
+    node = root.node
+    if not node.children or not any(c.N for c in node.children.values()):
+        raise ValueError("gumbel_choice needs a searched root")
+    target = np.zeros(node.game.num_actions, dtype=np.float32)
+    target[[c.action for c in node.children.values()]] = improved_policy(node, root.params)
+    if node.solved == 1.0:
+        chosen = quickest_win(node)
+    elif node.solved is not None:
+        chosen = max(candidates(node), key=lambda c: c.N)
+    else:
+        chosen = root.survivor(noisy)
+    return detach(node, chosen, target)
+
+
+def reroot(node: Node) -> Node:
+    """``node`` as a fresh root: its children and network evaluation kept, their search
+    statistics dropped (sequential halving schedules a search from zero visits)."""
+    fresh = Node(node.game)
+    if node.children and node.raw_value is not None:
+        priors = np.zeros(node.game.num_actions)
+        for child in node.children.values():
+            priors[child.action] = child.prob
+        expand(fresh, priors, node.raw_value)
+        fresh.N = 1
+    return fresh
+
+
+def gumbel_select(root: GumbelRoot) -> list[Node]:
+    """Walk from the root to a leaf, Gumbel's way; the path ``[root, ..., leaf]``.
+
+    Counts the visit on every node of the path, as ``select`` does (no virtual loss: the
+    schedule already spreads the simulations of one tree).
+    """
+    node = root.node
+    node.N += 1
+    path = [node]
+    while node.children:
+        if node.solved is not None and node is not root.node:
+            break
+        child = root.select_action() if node is root.node else select_child(node, root.params)
+        child.N += 1
+        child.V = child.W / child.N  # until backup adds this visit's value
+        path.append(child)
+        node = child
+    return path
+
+
+def gumbel_selector(roots: Sequence[GumbelRoot]) -> Selector:
+    """The ``search_step`` selector that walks each of ``roots`` Gumbel's way."""
+    by_node = {id(root.node): root for root in roots}
+    return lambda node: gumbel_select(by_node[id(node)])
+
+
+def gumbel_search(
+    nodes: Sequence[Node],
+    policy: Policy,
+    simulations: int,
+    params: GumbelParams,
+    rng: np.random.Generator | None,
+) -> list[GumbelRoot]:
+    """Search every node with ``simulations`` (one network call per step for all of them);
+    ``rng`` None searches without Gumbel noise. Pass each result to ``gumbel_choice``."""
+    roots = [GumbelRoot.start(node, simulations, params, rng) for node in nodes]
+    run_simulations(nodes, policy, simulations, c_puct=0.0, selector=gumbel_selector(roots))
+    return roots
