@@ -76,6 +76,9 @@ class SearchConfig:
     gumbel_c_scale: float = field(default=0.1, metadata=_range(0.0, 1e3, open_low=True))
     """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
     rescaled to [0, 1] among a node's moves (the paper's and mctx's constants)."""
+    evaluation_cache: int = field(default=0, metadata=_range(0, 100_000_000))
+    """Self-play remembers this many network evaluations by position and reuses them where a
+    search meets a position again (a transposition, or the next move's search); 0: off."""
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
     has it natively (1.3-1.4x faster on AVX-512 BF16, docs/benchmarks.md), float32 elsewhere."""

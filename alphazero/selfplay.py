@@ -18,6 +18,7 @@ from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
 from .search import (
     Choice,
+    EvaluationCache,
     GumbelParams,
     GumbelRoot,
     Node,
@@ -45,7 +46,7 @@ class Examples:
 
 _COUNTERS = (
     "games", "moves", "first_wins", "second_wins", "draws", "resigned", "playthroughs",
-    "false_resignations", "network_calls", "simulations",
+    "false_resignations", "network_calls", "simulations", "cache_hits", "cache_lookups",
 )  # fmt: skip
 
 
@@ -64,6 +65,9 @@ class SelfPlayStats:
     """Of the playthroughs, those the would-be resigner did not lose."""
     network_calls: int = 0
     simulations: int = 0
+    cache_hits: int = 0
+    """Positions answered by ``search.evaluation_cache`` instead of the network."""
+    cache_lookups: int = 0
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the process(es) that played, summed over workers."""
@@ -92,6 +96,7 @@ class SelfPlayStats:
             "false_resignation_rate": self.false_resignations / max(self.playthroughs, 1),
             "simulations_per_second": self.simulations / max(self.seconds, 1e-9),
             "mean_batch": self.simulations / max(self.network_calls, 1),
+            "cache_hit_rate": self.cache_hits / max(self.cache_lookups, 1),
             "seconds": self.seconds,
             "cpu_seconds": self.cpu_seconds,
         }
@@ -133,6 +138,9 @@ def play_games(
     """
     if selfplay.symmetric_search:
         policy = symmetric_policy(policy, new_game())
+    cache = EvaluationCache(policy, search.evaluation_cache) if search.evaluation_cache else None
+    if cache is not None:  # one per call: its answers are those of the weights of this call
+        policy = cache
     stats = SelfPlayStats()
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
@@ -191,6 +199,8 @@ def play_games(
         active = still_active
         bar.set_postfix(moves=stats.moves, positions=len(values))
     bar.close()
+    if cache is not None:
+        stats.cache_hits, stats.cache_lookups = cache.hits, cache.lookups
     stats.seconds = time.perf_counter() - start_time
     stats.cpu_seconds = time.process_time() - cpu_start
     if not planes:  # possible with playout cap randomisation and very few games

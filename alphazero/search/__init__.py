@@ -16,10 +16,17 @@ from .gumbel import (
     reroot,
 )
 from .node import Node, add_dirichlet_noise, backup, expand, select
-from .policy import Policy, process_policies, process_policy, symmetric_policy
+from .policy import (
+    EvaluationCache,
+    Policy,
+    process_policies,
+    process_policy,
+    symmetric_policy,
+)
 
 __all__ = [
     "Choice",
+    "EvaluationCache",
     "GumbelParams",
     "GumbelRoot",
     "Node",

@@ -8,6 +8,7 @@ small pure-numpy ones.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -91,3 +92,42 @@ def symmetric_policy(policy: Policy, game: Game) -> Policy:
         return original.mean(axis=1), values.reshape(batch, count).mean(axis=1)
 
     return evaluate
+
+
+class EvaluationCache:
+    """``policy`` with its answers remembered by position, for positions searched twice.
+
+    A search meets a position again through transpositions, and in the next move's search
+    of the same game (Gumbel search starts each move afresh). The key is the planes' bytes,
+    so any game works unchanged; the oldest of ``capacity`` entries goes first. The answers
+    are the network's: a cache must not outlive the weights it was filled with (self-play
+    makes one per call of ``play_games``). ``hits`` and ``lookups`` count positions.
+    """
+
+    def __init__(self, policy: Policy, capacity: int) -> None:
+        self.policy = policy
+        self.capacity = capacity
+        self.entries: OrderedDict[bytes, tuple[np.ndarray, float]] = OrderedDict()
+        self.hits = 0
+        self.lookups = 0
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        planes = np.asarray(planes)
+        keys = [row.tobytes() for row in planes]
+        missing: dict[bytes, int] = {}  # each new position once, by its first row
+        for i, key in enumerate(keys):
+            if key not in self.entries and key not in missing:
+                missing[key] = i
+        if missing:
+            rows = list(missing.values())
+            logits, values = self.policy(planes[rows])
+            logits = np.asarray(logits, dtype=np.float64)[: len(rows)]
+            values = np.asarray(values, dtype=np.float64).reshape(-1)[: len(rows)]
+            for key, row_logits, value in zip(missing, logits, values, strict=True):
+                self.entries[key] = (row_logits, float(value))
+        self.lookups += len(keys)
+        self.hits += len(keys) - len(missing)
+        answers = [self.entries[key] for key in keys]
+        while len(self.entries) > self.capacity:
+            self.entries.popitem(last=False)
+        return np.stack([a[0] for a in answers]), np.array([a[1] for a in answers])
