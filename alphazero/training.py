@@ -28,11 +28,13 @@ from .checkpoints import (
     RunDir,
     TrainingDiverged,
     append_metrics,
+    describe_files,
 )
 from .config import Config
 from .games import make
 from .interrupts import deferred_interrupt, interrupted_message
 from .replay_buffer import ReplayBuffer
+from .run_guard import RunLock, move_aside
 from .workers import make_backend
 
 
@@ -101,12 +103,36 @@ def train(
     resume: bool = False,
     progress: bool = True,
     max_iterations: int | None = None,
+    overwrite: bool = False,
 ) -> RunState:
     """Train from ``config`` into ``run_path`` (or resume the run there).
 
     ``max_iterations`` stops after that many iterations of this call (for tests and for
-    sittings of limited length); the run can be resumed later.
+    sittings of limited length); the run can be resumed later. A new run refuses a folder
+    holding an earlier run's files, unless ``overwrite`` moves them aside. The run folder is
+    locked while this runs: a second trainer on it stops with one line naming this one.
     """
+    if resume and overwrite:
+        raise ValueError("overwrite starts a new run: it cannot be combined with resume")
+    if resume:
+        RunDir.open(run_path)  # a missing folder: say so (the lock would create it)
+    else:
+        # Before the folder and the seed: a bad ladder creates nothing, and loading a model
+        # draws random numbers.
+        _check_model_opponents(config)
+    with RunLock(run_path):
+        return _train(config, Path(run_path), resume, progress, max_iterations, overwrite)
+
+
+def _train(
+    config: Config,
+    run_path: Path,
+    resume: bool,
+    progress: bool,
+    max_iterations: int | None,
+    overwrite: bool,
+) -> RunState:
+    """``train``, holding the run folder's lock."""
     import keras
 
     from .network import InferenceModel, build_network
@@ -114,6 +140,7 @@ def train(
 
     if resume:
         run = RunDir.open(run_path)
+        run.remove_temp_files()  # a kill's leftovers (no one else saves: we hold the lock)
         config = run.load_config()
         model, buffer, meta = run.load()
         state = RunState.from_metadata(meta)
@@ -129,7 +156,9 @@ def train(
         rng.bit_generator.state = meta["rng"]
         _log(progress, f"resuming {run.path} at iteration {state.iteration}")
     else:
-        _check_model_opponents(config)  # before the seed: loading a model draws random numbers
+        if overwrite and (moved := move_aside(run_path)) is not None:
+            aside, files = moved
+            print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
         run = RunDir.create(run_path, config)
         keras.utils.set_random_seed(config.seed)
         game = make(config.game.name, **config.game.params)
@@ -163,6 +192,7 @@ def train(
 
             train_metrics: dict[str, float] = {}
             train_start = time.perf_counter()
+            train_cpu_start = time.process_time()
             if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
                 train_metrics = trainer.train(
                     lambda n: buffer.sample(n, rng), config.train.steps_per_iteration, progress
@@ -170,6 +200,7 @@ def train(
                 state.train_steps += config.train.steps_per_iteration
                 _check_finite(train_metrics, iteration, run)
             train_seconds = time.perf_counter() - train_start
+            train_cpu_seconds = time.process_time() - train_cpu_start
 
             evaluation, is_best = _evaluate(model, config, new_game, state, iteration, progress)
 
@@ -189,6 +220,8 @@ def train(
                 "selfplay": stats.summary(),
                 "train": train_metrics,
                 "train_seconds": train_seconds,
+                "train_cpu_seconds": train_cpu_seconds,
+                "cpu_seconds": state.cpu_seconds,
             }
             if evaluation is not None:
                 record["evaluation"] = evaluation

@@ -1,7 +1,7 @@
 """Compare training runs of one game at equal compute: which setting learns faster per CPU hour?
 
 For each run folder it prints the evaluation history from ``metrics.jsonl`` against the
-training CPU hours spent to reach it (self-play CPU plus training time; the evaluation
+training CPU hours spent to reach it (self-play CPU plus training CPU; the evaluation
 matches themselves are left out, so runs that evaluate at different rates compare fairly).
 Then the runs' models play each other head to head: with ``--cpu-hours H`` the snapshot of
 each run (``models/iter_*.keras``, kept every ``checkpoint.keep_every`` iterations) that had
@@ -37,7 +37,9 @@ def history(run: Path) -> list[dict]:
     rows, cpu = [], 0.0
     for line in (run / "metrics.jsonl").read_text().splitlines():
         record = json.loads(line)
-        cpu += record["selfplay"].get("cpu_seconds", 0.0) + record.get("train_seconds", 0.0)
+        # Training CPU where recorded (older runs: its wall time, which undercounts threads).
+        train = record.get("train_cpu_seconds", record.get("train_seconds", 0.0))
+        cpu += record["selfplay"].get("cpu_seconds", 0.0) + train
         rows.append(
             {
                 "iteration": record["iteration"],
