@@ -2,7 +2,9 @@
 
 Three panels from ``metrics.jsonl``: the losses (policy, value) and the policy entropy per
 iteration; the Elo of each evaluated checkpoint against the run's fixed ladder; and the
-score against each ladder opponent.
+score against each ladder opponent. Given several runs (``RUN_DIR RUN_DIR ...``), one panel
+instead: each run's share of correct moves on the solved Connect Four positions against the
+CPU hours it had spent, the measure of learning per unit of compute.
 """
 
 from __future__ import annotations
@@ -44,11 +46,17 @@ def draw(records: list[dict[str, Any]], output: Path, title: str) -> None:
     fig, (losses, elo, scores) = plt.subplots(3, 1, figsize=(8, 10), sharex=True)
     trained = [r for r in records if r.get("train")]
     its = [r["iteration"] for r in trained]
-    for key, label in (("policy_loss", "policy loss"), ("value_loss", "value loss"),
-                       ("policy_entropy", "policy entropy")):  # fmt: skip
+    for key, label in (("policy_loss", "policy loss"), ("value_loss", "value loss")):
         losses.plot(its, [r["train"][key] for r in trained], label=label)
+    # The policy loss is the entropy plus the KL to the target, so on one axis the two curves
+    # lie on each other: the entropy gets its own axis and a dashed line.
+    entropy = losses.twinx()
+    entropy.plot(its, [r["train"].get("policy_entropy", float("nan")) for r in trained],
+                 color="C2", linestyle="--", label="policy entropy (right)")  # fmt: skip
+    entropy.set_ylabel("policy entropy")
+    entropy.legend(loc="upper center")
     losses.set_ylabel("loss")
-    losses.legend()
+    losses.legend(loc="upper right")
     losses.grid(alpha=0.3)
 
     evaluated = [r for r in records if "evaluation" in r]
@@ -57,7 +65,9 @@ def draw(records: list[dict[str, Any]], output: Path, title: str) -> None:
     if evaluated:
         for spec, rating in evaluated[-1]["evaluation"].get("ladder", {}).items():
             elo.axhline(rating, color="grey", linestyle="--", linewidth=0.8)
-            elo.annotate(spec, (eval_its[0], rating), fontsize=8, color="grey")
+            # Outside the plot, right of it, where the model's Elo line cannot cover it.
+            elo.annotate(spec, (1.01, rating), xycoords=("axes fraction", "data"), fontsize=8,
+                         color="grey", va="center")  # fmt: skip
     elo.set_ylabel("Elo (ladder)")
     elo.grid(alpha=0.3)
 
@@ -79,23 +89,85 @@ def draw(records: list[dict[str, Any]], output: Path, title: str) -> None:
     plt.close(fig)
 
 
+def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
+    """The CPU hours a run had spent at each record: self-play and training, all processes.
+
+    Runs from before ``cpu_seconds`` was recorded count self-play CPU plus training time.
+    """
+    hours, total = [], 0.0
+    for record in records:
+        train = record.get("train_cpu_seconds", record.get("train_seconds", 0.0))
+        total += record["selfplay"].get("cpu_seconds", 0.0) + train
+        hours.append(record.get("cpu_seconds", total) / 3600)
+    return hours
+
+
+def draw_correct_moves(runs: dict[str, list[dict[str, Any]]], output: Path) -> None:
+    """One line per run (by its folder): correct moves of the raw policy on the solved
+    positions against CPU hours."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, (name, records) in enumerate(runs.items()):
+        hours = cpu_hours(records)
+        points = [
+            (h, r["connect4_positions"]["policy_correct"])
+            for h, r in zip(hours, records, strict=True)
+            if "connect4_positions" in r
+        ]
+        if not points:
+            raise ReportError(f"{name}: no solved-position measures in its metrics")
+        ax.plot(*zip(*points, strict=True), color=f"C{i}", label=f"{name}: raw policy")
+    ax.set_xlabel("CPU hours (self-play and training)")
+    ax.set_ylabel("correct moves on the solved positions")
+    ax.set_ylim(0.4, 1.0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(output, dpi=100)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.report",
         description="Draw a run's losses and Elo history as a PNG.",
     )
-    parser.add_argument("run_dir", type=Path, help="a run folder written by train.py")
     parser.add_argument(
-        "-o", "--output", type=Path, default=None, help="PNG path (default: RUN_DIR/report.png)"
+        "run_dirs",
+        type=Path,
+        nargs="+",
+        metavar="RUN_DIR",
+        help="a run folder written by train.py; several (Connect Four): their correct-move "
+        "shares on the solved positions against CPU hours, in one panel",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="PNG path (default: RUN_DIR/report.png; required with several runs)",
     )
     args = parser.parse_args(argv)
+    if len(args.run_dirs) > 1 and args.output is None:
+        print("error: with several runs, say where the PNG goes: -o PATH", file=sys.stderr)
+        return 2
     try:
-        records = read_metrics(args.run_dir)
+        runs = {str(run): read_metrics(run) for run in args.run_dirs}
+        if len(args.run_dirs) > 1:
+            draw_correct_moves(runs, args.output)
+            print(f"wrote {args.output}")
+            return 0
     except ReportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    output = args.output or args.run_dir / "report.png"
-    draw(records, output, f"{args.run_dir.name}: {len(records)} iterations")
+    (run_dir,) = args.run_dirs
+    records = runs[str(run_dir)]
+    output = args.output or run_dir / "report.png"
+    draw(records, output, f"{run_dir.name}: {len(records)} iterations")
     print(f"wrote {output}")
     return 0
 
