@@ -3,6 +3,7 @@
 python train.py                                  # Connect Four, configs/connect4.yaml
 python train.py --config configs/tictactoe.yaml  # another game
 python train.py --resume                         # continue the run where it stopped
+python train.py --overwrite                      # a new run; the old one moves aside
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="continue the run in the run folder with its saved config",
     )
     parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start a new run in a folder that holds an earlier one: its files (models, "
+        "buffer, metrics, config) move into <run-dir>/overwritten-<date-time>/, nothing is "
+        "deleted. Without it a new run refuses such a folder",
+    )
+    parser.add_argument(
         "--iterations",
         type=int,
         default=None,
@@ -62,15 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The error types come with numpy only (a fifth of a second); TensorFlow loads in train().
-    from alphazero.checkpoints import CheckpointError, TrainingDiverged
+    from alphazero.checkpoints import CheckpointError, RunDir, TrainingDiverged
     from alphazero.config import ConfigError
     from alphazero.workers import WorkerError
 
     run_dir: Path | None = args.run_dir
     try:
+        if args.overwrite and args.resume:
+            raise ConfigError(
+                "--overwrite starts a new run over an earlier one; --resume continues it: "
+                "give one of them"
+            )
         config, run_dir = _config_and_run_dir(args)
         if args.iterations is not None and args.iterations < 1:
             raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
+        if not args.resume and not args.overwrite:  # say so now, not after TensorFlow loads
+            RunDir(run_dir).refuse_earlier_run()
         from alphazero.training import train  # TensorFlow loads here, after the quick checks
 
         train(
@@ -79,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             progress=not args.quiet,
             max_iterations=args.iterations,
+            overwrite=args.overwrite,
         )
     except KeyboardInterrupt:
         # Before the training loop's own handler (TensorFlow's import and the network's build

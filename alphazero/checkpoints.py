@@ -8,6 +8,7 @@ Layout::
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
     metrics.jsonl            one JSON line per iteration, appended by the training loop
+    tensorboard/             the same metrics for TensorBoard
 
 ``metadata.json`` is the single source of truth. ``RunDir.save`` writes every new file under
 a fresh name first and replaces ``metadata.json`` atomically only once they are all durable;
@@ -15,6 +16,9 @@ files the new metadata no longer names are deleted afterwards. A crash (even SIG
 point therefore leaves either the old metadata with all of its files or the new one with all
 of its files. ``latest.keras`` and ``best.keras`` are conveniences refreshed after the
 metadata, and may lag behind it by one save after a crash (the next save repairs them).
+
+Temporary names carry the writer's pid and a random part, so two processes never write the
+same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ METRICS_FILE = "metrics.jsonl"
 MODELS_DIR = "models"
 LATEST_FILE = "latest.keras"
 BEST_FILE = "best.keras"
+TENSORBOARD_DIR = "tensorboard"
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 
@@ -63,8 +68,17 @@ class TrainingDiverged(Exception):
 
 
 # --------------------------------------------------------------------- atomic writes
-def _temp_in(folder: Path, name: str) -> tuple[int, str]:
-    return tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+def _temp_in(folder: Path, name: str, suffix: str = "") -> tuple[int, str]:
+    """A new file ``.<name>.<pid>.<random>.tmp<suffix>`` in ``folder``: unique to this
+    process (mkstemp creates it exclusively), and the pid says who left it behind."""
+    return tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=f".tmp{suffix}", dir=folder)
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is a temporary file of a save: this module's, the replay buffer's
+    (``.buffer_0003.npz.<pid>.<random>.tmp``), or the fixed ``.iter_0001.tmp.keras`` of
+    versions before the pid was in it."""
+    return name.startswith(".") and (name.endswith(".tmp") or name.endswith(".tmp.keras"))
 
 
 def _discard(tmp: str | Path) -> None:
@@ -106,7 +120,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
 def _atomic_copy(src: Path, dst: Path) -> None:
     """Copy ``src`` over ``dst`` atomically (``dst`` keeps its suffix for Keras)."""
-    tmp = dst.parent / f".{dst.stem}.tmp{dst.suffix}"
+    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)
+    os.close(fd)
     try:
         shutil.copyfile(src, tmp)
         _fsync_file(tmp)
@@ -119,7 +134,8 @@ def _atomic_copy(src: Path, dst: Path) -> None:
 
 def _save_model_atomic(model: keras.Model, dst: Path) -> None:
     """``model.save`` to a temp ``.keras`` name in the same folder, fsync, ``os.replace``."""
-    tmp = dst.parent / f".{dst.stem}.tmp{dst.suffix}"
+    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)  # Keras wants the .keras suffix
+    os.close(fd)
     try:
         model.save(tmp)
         _fsync_file(tmp)
@@ -304,16 +320,13 @@ class RunDir:
     def create(cls, path: str | os.PathLike[str], config: Config) -> RunDir:
         """Start a new run in ``path``: make the folder and write ``config.yaml``.
 
-        Refuses (``CheckpointError``) a folder that already holds a checkpoint.
+        Refuses (``CheckpointError``) a folder that holds anything an earlier run saved
+        (``earlier_run_files``): a new run would overwrite its models and best.keras, delete
+        the ones the new metadata does not name, and append to its metrics. A folder with
+        only a ``config.yaml`` (a run stopped before its first checkpoint) is reused.
         """
         run = cls(path)
-        if (run.path / METADATA_FILE).exists():
-            raise CheckpointError(
-                f"{run.path}: a training run is already saved here — pass --resume to "
-                f"continue it, or choose another --run-dir"
-            )
-        if run.path.exists() and not run.path.is_dir():
-            raise CheckpointError(f"{run.path}: exists and is not a folder")
+        run.refuse_earlier_run()
         try:
             (run.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
             atomic_write_text(run.path / CONFIG_FILE, config.to_yaml())
@@ -336,6 +349,45 @@ class RunDir:
         """Whether a checkpoint (``metadata.json``) has been saved here."""
         return (self.path / METADATA_FILE).is_file()
 
+    def refuse_earlier_run(self) -> None:
+        """``CheckpointError`` unless a new run may start here (see ``create``)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise CheckpointError(f"{self.path}: exists and is not a folder")
+        if earlier := self.earlier_run_files():
+            raise CheckpointError(
+                f"{self.path}: holds an earlier run ({describe_files(earlier)}); continue it "
+                f"with --resume, start the new one in another --run-dir, or pass --overwrite "
+                f"to move those files aside into {self.path}/overwritten-<date-time>/"
+            )
+
+    def earlier_run_files(self) -> list[str]:
+        """What a run has saved here, relative to the folder: metadata, models, buffers and
+        metrics (not ``config.yaml``, written before anything is trained, nor temp files)."""
+        if not self.path.is_dir():
+            return []
+        found = [n for n in (METADATA_FILE, LATEST_FILE, BEST_FILE) if (self.path / n).exists()]
+        # By length first: iter_10000 comes after iter_9999.
+        models = [f"{MODELS_DIR}/{p.name}" for p in self.path.glob(f"{MODELS_DIR}/iter_*")]
+        found += sorted(models, key=lambda n: (len(n), n))
+        found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=lambda n: (len(n), n))
+        if (self.path / METRICS_FILE).exists():
+            found.append(METRICS_FILE)
+        tensorboard = self.path / TENSORBOARD_DIR
+        if tensorboard.is_dir() and any(tensorboard.iterdir()):
+            found.append(f"{TENSORBOARD_DIR}/")
+        return found
+
+    def remove_temp_files(self) -> None:
+        """Delete the temporary files of saves that a kill interrupted. Only while no other
+        process can be saving here: a trainer holding the run's lock, or within a save."""
+        for folder in (self.path, self.path / MODELS_DIR):
+            if not folder.is_dir():
+                continue
+            for file in folder.iterdir():
+                if is_temp_name(file.name) and file.is_file():
+                    with contextlib.suppress(FileNotFoundError):
+                        file.unlink()
+
     def load_config(self) -> Config:
         """The run's resolved config from ``config.yaml``."""
         file = self.path / CONFIG_FILE
@@ -354,6 +406,8 @@ class RunDir:
         """``metadata.json``, checked for the format and the keys every checkpoint has."""
         file = self.path / METADATA_FILE
         if not file.is_file():
+            if earlier := self.earlier_run_files():  # starting over would refuse, or lose them
+                raise CheckpointError(self._lost_metadata_line(earlier))
             raise CheckpointError(
                 f"{self.path}: no checkpoint here ({METADATA_FILE} missing) — "
                 f"start without --resume"
@@ -379,6 +433,22 @@ class RunDir:
             if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
                 raise CheckpointError(f"{file}: {key!r} must be a path inside the run folder")
         return metadata
+
+    def _lost_metadata_line(self, earlier: list[str]) -> str:
+        """Why a run whose ``metadata.json`` is gone cannot resume, and how to recover it."""
+        models = [n for n in earlier if n.startswith(f"{MODELS_DIR}/")]
+        models = models or [n for n in (LATEST_FILE, BEST_FILE) if n in earlier]
+        play = (
+            f"; its newest model still plays: python play.py --model {self.path / models[-1]}"
+            if models
+            else ""
+        )
+        return (
+            f"{self.path}: {METADATA_FILE} is missing, so this run cannot resume as it is; "
+            f"nothing was changed and it still holds {describe_files(earlier)}. To recover, "
+            f"put {METADATA_FILE} back (from a backup, or git checkout for a shipped run) "
+            f"and resume{play}; start any new run in another --run-dir"
+        )
 
     # ------------------------------------------------------------------------- saving
     def model_name(self, iteration: int) -> str:
@@ -450,11 +520,10 @@ class RunDir:
         doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
         models = self.path / MODELS_DIR
         doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
-        for folder in (self.path, models):
-            doomed += [p for p in folder.glob(".*") if ".tmp" in p.name and p.is_file()]
         for file in doomed:
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
+        self.remove_temp_files()
 
     # ------------------------------------------------------------------------ loading
     def load(
@@ -497,6 +566,23 @@ class RunDir:
         except ReplayBufferError as error:
             raise CheckpointError(str(error)) from None
         return model, buffer, metadata
+
+
+def describe_files(names: list[str]) -> str:
+    """``earlier_run_files`` for one line: more than two models (or buffers) are given by
+    their count, first and last."""
+    groups = [
+        ("models", [n for n in names if n.startswith(f"{MODELS_DIR}/iter_")]),
+        ("buffers", [n for n in names if n.startswith("buffer_")]),
+    ]
+    summary = {
+        group[0]: f"{len(group)} {kind} ({group[0]} to {Path(group[-1]).name})"
+        for kind, group in groups
+        if len(group) > 2
+    }
+    summarised = {n for _, group in groups if len(group) > 2 for n in group}
+    parts = [summary.get(n, n) for n in names if n in summary or n not in summarised]
+    return ", ".join(parts)
 
 
 def _one_line_text(error: BaseException) -> str:

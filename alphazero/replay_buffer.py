@@ -22,6 +22,8 @@ FORMAT_VERSION = 1
 """Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
 
 _ARRAYS = ("format", "capacity", "total_added", "planes", "policies", "values")
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""How an ``.npz`` (a zip archive) starts: with its first entry, or, empty, its end record."""
 
 
 class ReplayBufferError(ValueError):
@@ -148,7 +150,9 @@ class ReplayBuffer:
         """
         path = Path(path)
         order = self._order()
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        # The pid as well as mkstemp's random part: which process left it, after a kill.
+        prefix = f".{path.name}.{os.getpid()}."
+        fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
                 np.savez_compressed(
@@ -191,6 +195,15 @@ class ReplayBuffer:
 
         if not path.is_file():
             raise fail("no such replay buffer file")
+        # np.load takes any other bytes for a pickle, and refuses them with the advice to
+        # unpickle "if you trust the file": never advice to give about a file that is not ours.
+        try:
+            with open(path, "rb") as handle:
+                magic = handle.read(4)
+        except OSError as error:
+            raise fail(f"cannot read it ({_one_line(error)})") from None
+        if magic not in _ZIP_MAGIC:
+            raise fail("not a replay buffer file (not an .npz archive)")
         try:
             with np.load(path, allow_pickle=False) as npz:
                 missing = [name for name in _ARRAYS if name not in npz.files]
@@ -199,7 +212,11 @@ class ReplayBuffer:
                 data = {name: npz[name] for name in _ARRAYS}
         except ReplayBufferError:
             raise
-        except Exception as error:  # BadZipFile, EOFError, zlib.error, ValueError, OSError...
+        except ValueError as error:
+            if "pickle" in str(error):  # an object array: the same advice, in other words
+                raise fail("not a replay buffer file (it holds Python objects)") from None
+            raise fail(f"truncated or corrupt replay buffer file ({_one_line(error)})") from None
+        except Exception as error:  # BadZipFile, EOFError, zlib.error, OSError...
             raise fail(f"truncated or corrupt replay buffer file ({_one_line(error)})") from None
 
         scalars = {}
