@@ -487,3 +487,122 @@ def test_stray_temp_names_are_recognised(saved_run, models):
     saved_run.save(2, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
     assert not list(saved_run.path.rglob(".*"))
     assert ckpt.FORMAT == 1
+
+
+# ------------------------------------------------------------ an earlier run is never lost
+def tree(folder) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes: what must not change."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("keep", "named"),
+    [
+        ({"metadata.json", "latest.keras", "best.keras", "models", "buffer_0001.npz"}, "metadata"),
+        ({"models"}, "models/iter_0001.keras"),
+        ({"latest.keras"}, "latest.keras"),
+        ({"buffer_0001.npz"}, "buffer_0001.npz"),
+        ({"metrics.jsonl"}, "metrics.jsonl"),
+    ],
+    ids=["whole-run", "models", "latest", "buffer", "metrics"],
+)
+def test_new_run_refuses_folder_with_models_buffers_or_metrics(saved_run, keep, named):
+    append_metrics(saved_run, {"iteration": 1})
+    for path in saved_run.path.iterdir():  # leave only what this case is about
+        if path.is_file() and path.name not in keep | {"config.yaml"}:
+            path.unlink()
+    if "models" not in keep:
+        for path in (saved_run.path / "models").iterdir():
+            path.unlink()
+    before = tree(saved_run.path)
+    with pytest.raises(CheckpointError) as error:
+        RunDir.create(saved_run.path, make_config("connect4"))
+    message = one_line(error)
+    assert f"{saved_run.path}: holds an earlier run (" in message and named in message
+    assert "--resume" in message and "--run-dir" in message and "--overwrite" in message
+    assert tree(saved_run.path) == before  # nothing written, nothing deleted
+
+
+def test_many_models_are_named_by_their_count_first_and_last(saved_run, models):
+    for iteration in range(2, 6):
+        saved_run.save(iteration, models[0], tiny_buffer(3), {}, keep=True, is_best=False)
+    with pytest.raises(CheckpointError) as error:
+        RunDir.create(saved_run.path, make_config())
+    assert "5 models (models/iter_0001.keras to iter_0005.keras)" in one_line(error)
+
+
+def test_missing_metadata_beside_models_names_them_and_does_not_advise_starting_over(
+    saved_run,
+):
+    (saved_run.path / "metadata.json").unlink()
+    before = tree(saved_run.path)
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    message = one_line(error)
+    assert "metadata.json is missing" in message and "nothing was changed" in message
+    assert "models/iter_0001.keras" in message and "buffer_0001.npz" in message
+    assert f"python play.py --model {saved_run.path / 'models' / 'iter_0001.keras'}" in message
+    assert "start without --resume" not in message
+    assert tree(saved_run.path) == before
+
+
+# ------------------------------------------------------------------- temporary files
+def test_temporary_names_hold_the_pid_and_differ_between_saves(saved_run, models, monkeypatch):
+    sources = []
+    real_replace = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        sources.append(os.path.basename(src))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    saved_run.save(2, models[0], tiny_buffer(3), {}, keep=False, is_best=True)
+    assert len(sources) == STAGES and len(set(sources)) == STAGES
+    assert all(f".{os.getpid()}." in name and ckpt.is_temp_name(name) for name in sources)
+
+
+def test_two_writers_of_one_model_do_not_share_a_temporary_file(tmp_path, models, monkeypatch):
+    """As two trainers on one folder once did: the second one's replace found no file."""
+    dst = tmp_path / "iter_0001.keras"
+    real_save = keras.Model.save
+    calls = []
+
+    def save_while_another_saves(self, path, *args, **kwargs):
+        real_save(self, path, *args, **kwargs)
+        if not calls:  # the other writer starts and finishes inside this one's save
+            calls.append(path)
+            ckpt._save_model_atomic(models[1], dst)
+
+    monkeypatch.setattr(keras.Model, "save", save_while_another_saves)
+    ckpt._save_model_atomic(models[0], dst)  # a shared name raised FileNotFoundError here
+    monkeypatch.undo()
+    assert weights_equal(load_model(dst), models[0])  # the last replace wins, whole
+    assert [p.name for p in tmp_path.iterdir()] == [dst.name]
+
+
+def test_temporary_files_a_kill_left_are_removed_and_nothing_else(saved_run):
+    left = [
+        "models/.iter_0002.tmp.keras",  # the fixed name of earlier versions
+        "models/.iter_0002.4242.k3j4h5.tmp.keras",
+        ".buffer_0002.npz.4242.abcdefgh.tmp",
+        ".metadata.json.4242.abcdefgh.tmp",
+        ".latest.4242.abcdefgh.tmp.keras",
+    ]
+    for name in left:
+        (saved_run.path / name).write_bytes(b"half")
+    kept = ["notes.tmp", ".keep", "models/iter_0001.keras"]
+    (saved_run.path / "notes.tmp").write_text("mine")
+    (saved_run.path / ".keep").write_text("mine")
+    saved_run.remove_temp_files()
+    assert not [name for name in left if (saved_run.path / name).exists()]
+    assert all((saved_run.path / name).exists() for name in kept)
+    saved_run.load()
+
+
+def test_a_garbage_buffer_is_not_a_replay_buffer_and_no_unpickling_advice(saved_run):
+    (saved_run.path / "buffer_0001.npz").write_bytes(b"\x80\x04garbage, or a pickle" * 10)
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    message = one_line(error)
+    assert "buffer_0001.npz: not a replay buffer file" in message
+    assert "pickle" not in message and "trust" not in message

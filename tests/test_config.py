@@ -89,3 +89,121 @@ def test_yaml_nan_and_inf_are_one_line_errors_naming_the_key(tmp_path, text, key
         load_config(path)
     assert f"{key}: must be a finite number" in str(error.value)
     assert "\n" not in str(error.value)
+
+
+# ------------------------------------------------------------ hostile and mistaken YAML
+def _load_text(tmp_path: Path, text: str) -> str:
+    """The one-line ``ConfigError`` that loading ``text`` as a config file gives."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(f"{path}: "), message[:500]
+    return message
+
+
+DEEP = 3000  # far past Python's recursion limit, well under the 1 MB size limit
+BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{n}: &{n} [{','.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "train: " + "[" * DEEP + "]" * DEEP + "\n",
+        "train: " + "{a: " * DEEP + "1" + "}" * DEEP + "\n",
+        "train:\n" + "".join(" " * i + "-\n" for i in range(1, 1200)) + " " * 1200 + "1\n",
+        "train:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1200)) + " " * 1200 + "v: 1\n",
+    ],
+    ids=["flow-list", "flow-mapping", "block-list", "block-mapping"],
+)
+def test_deeply_nested_yaml_is_a_one_line_error(tmp_path, text):
+    assert "nested more than 16 levels deep at line" in _load_text(tmp_path, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [("1: a\nfoo: b\n", "1"), ("train: {2: a, batch_size: 8, null: 3}\n", "train.2")],
+    ids=["top", "section"],
+)
+def test_unknown_keys_mixing_integers_and_strings_are_a_one_line_error(tmp_path, text, key):
+    assert f": {key}: unknown setting" in _load_text(tmp_path, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("iterations: 3\nseed: 1\niterations: 4\n", "duplicate key 'iterations' at line 3"),
+        ("train:\n  batch_size: 8\n  batch_size: 16\n", "duplicate key 'batch_size' at line 3"),
+        ("train: {batch_size: 8, batch_size: 16}\n", "duplicate key 'batch_size' at line 1"),
+    ],
+    ids=["top", "block", "flow"],
+)
+def test_a_duplicated_key_is_refused_with_its_line(tmp_path, text, where):
+    assert where in _load_text(tmp_path, text)
+
+
+def test_a_key_written_out_still_overrides_a_merged_one(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("game: {name: tictactoe}\ntrain: {<<: {batch_size: 8}, batch_size: 16}\n")
+    assert load_config(path).train.batch_size == 16
+
+
+@pytest.mark.parametrize(
+    "text", ["", "\n\n", "# only a comment\n", "---\n"], ids=["empty", "blank", "comment", "---"]
+)
+def test_an_empty_config_file_is_refused(tmp_path, text):
+    assert "empty, no settings in it" in _load_text(tmp_path, text)
+
+
+def test_a_config_file_over_1_mb_is_refused_unread(tmp_path):
+    text = "game: {name: tictactoe}\n# " + "x" * 1_000_000 + "\n"  # valid, and too large
+    assert "larger than 1 MB" in _load_text(tmp_path, text)
+
+
+def test_yaml_aliases_that_expand_past_the_limit_are_refused_in_a_short_line(tmp_path):
+    message = _load_text(tmp_path, BILLION_LAUGHS + "iterations: *i\n")
+    assert "more than 10000 values at line" in message and "aliases" in message
+    assert len(message) < 300
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x0: &x0 [1]\n" + "".join(f"x{i}: &x{i} [*x{i - 1}]\n" for i in range(1, 30)),
+         "nested more than 16 levels deep at line"),
+        ("iterations: &a [*a]\n", "alias *a at line 1 refers to a value that contains it"),
+    ],
+    ids=["nested-through-aliases", "recursive"],
+)  # fmt: skip
+def test_aliases_cannot_nest_deeper_or_contain_themselves(tmp_path, text, expected):
+    assert expected in _load_text(tmp_path, text)
+
+
+LONG = "x" * 500_000
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"game: {{name: {LONG}}}\n", "game: unknown game 'xxx"),
+        (f"iterations: {LONG}\n", "iterations: expected an integer, got 'xxx"),
+        (f"? {LONG}\n: 1\n", "xxx...: unknown setting"),
+        (f"evaluation: {{opponents: [{LONG}]}}\n", "evaluation.opponents[0]: unknown player"),
+        (f"evaluation: {{opponents: ['uct:1:{LONG}']}}\n", "unknown option 'xxx"),
+        (f"evaluation: {{opponents: ['model:{LONG}']}}\n", "no model at xxx"),
+        (f"train: {{batch_size: [{', '.join(['1'] * 5000)}]}}\n", "got [1, 1, 1, 1, ...]"),
+    ],
+    ids=["game", "value", "key", "player", "player-option", "model-path", "list"],
+)
+def test_values_quoted_in_errors_are_cut_to_about_80_characters(tmp_path, text, expected):
+    message = _load_text(tmp_path, text)
+    assert expected in message
+    longest_run = max(len(word) for word in message.split())
+    assert longest_run <= 90 and len(message) < 500, message
+
+
+def test_an_integer_too_long_to_read_is_a_one_line_error(tmp_path):
+    assert "not a usable value in it" in _load_text(tmp_path, "iterations: " + "1" * 5000)
