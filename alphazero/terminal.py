@@ -5,7 +5,8 @@ then either runs a match through ``alphazero.arena`` (no person playing) or a ``
 board with coordinates and the last move marked (in colour on a terminal), a prompt that takes
 moves in the game's own notation and the commands ``help``, ``hint``, ``undo``, ``moves``,
 ``board`` and ``quit``, and after each of a model's moves what it thought (its most visited
-moves with their share of the visits, and its win / draw / loss estimate).
+moves with their share of the visits, and its win / draw / loss estimate). With ``--web`` the
+same options serve the board in a browser instead (``alphazero.play.web``).
 
 Everything a person types goes through ``Session.ask``: no input can end the program with a
 traceback. End of input and Ctrl-C leave politely with exit code 0.
@@ -94,7 +95,8 @@ examples:
   python play.py --p1 human --p2 uct:2000       you against a baseline (no model needed)
   python play.py --game gomoku8 --first ai --sims 400
                                                 the shipped Gomoku 8x8 model moves first
-  python play.py --p1 uct:1000 --p2 random --games 100 --json match.json"""
+  python play.py --p1 uct:1000 --p2 random --games 100 --json match.json
+  python play.py --web                          the board in your browser, played with the mouse"""
 
 
 # ------------------------------------------------------------------------------ options
@@ -196,6 +198,31 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "always", "never"),
         default="auto",
         help="colours: auto = when the output is a terminal and NO_COLOR is not set",
+    )
+    from .play.web import DEFAULT_HOST, DEFAULT_PORT
+
+    web = parser.add_argument_group(
+        "in the browser",
+        "--web serves a page with the board, played with the mouse; --game, --model, --sims "
+        "and --first choose the first game, and the page can change them",
+    )
+    web.add_argument(
+        "--web", action="store_true", help="play in the browser instead of the terminal"
+    )
+    web.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"the port to serve on (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    web.add_argument(
+        "--host",
+        default=None,
+        help=f"the address to serve on (default {DEFAULT_HOST}, this machine only; another "
+        "lets other machines play, with a warning)",
+    )
+    web.add_argument(
+        "--no-browser", action="store_true", help="print the address without opening a browser"
     )
     return parser
 
@@ -960,6 +987,17 @@ def _run(args: argparse.Namespace) -> int:
         problem = None if path is None else output_problem(option, path)
         if problem is not None:
             return fail(problem)
+    if args.web:
+        from .play.web import serve
+
+        return serve(args)
+    for option, given in (
+        ("--port", args.port is not None),
+        ("--host", args.host is not None),
+        ("--no-browser", args.no_browser),
+    ):
+        if given:
+            return fail(f"{option} goes with --web")
 
     def new_game() -> Game:
         return make(name, **params)
