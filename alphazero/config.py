@@ -57,9 +57,11 @@ class SearchConfig:
     ``gumbel``: Gumbel AlphaZero (Danihelka et al. 2022; ``alphazero/search/gumbel.py``),
     which improves the policy with far fewer simulations (8-32): the root samples
     ``gumbel_considered`` moves and halves them over the budget, the policy target is the
-    improved policy, and the move played is the halving's survivor (with its Gumbel noise for
-    the first ``selfplay.temperature_moves`` moves, without after). It uses no Dirichlet
-    noise and no virtual loss. Evaluation games and ``play.py`` search with PUCT."""
+    improved policy, and the move played is the halving's survivor. Its Gumbel noise makes
+    that a sample for the first ``selfplay.temperature_moves`` moves (all of them with a
+    ``final_temperature`` above 0); later moves search without noise and play the best.
+    It uses no Dirichlet noise, virtual loss or ``temperature_value_cutoff``, and one leaf
+    per tree. Evaluation games and ``play.py`` search with PUCT."""
     simulations: int = field(default=200, metadata=_range(2, 1_000_000))
     c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
@@ -129,7 +131,7 @@ class SelfPlayConfig:
     opponents: in a game the first player wins with best play, self-play otherwise shows the
     second player only flawless attacks, against which no defence works. (On Gomoku 6x6 it
     did not help: docs/learning_speed.md.)"""
-    weak_side_simulations: int = field(default=16, metadata=_range(1, 1_000_000))
+    weak_side_simulations: int = field(default=16, metadata=_range(2, 1_000_000))
     """The weak side's simulations per move (see ``weak_side_share``)."""
     weak_side_random: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Chance that a weak-side move is a uniformly random legal move instead (a blunder): a
@@ -399,6 +401,11 @@ def _check_combinations(config: Config) -> None:
         raise ConfigError(
             f"train.min_positions ({config.train.min_positions}) is above replay.capacity "
             f"({config.replay.capacity}): training would never start"
+        )
+    if config.search.algorithm == "gumbel" and config.search.leaves_per_tree > 1:
+        raise ConfigError(
+            "search.leaves_per_tree must be 1 with algorithm: gumbel (its schedule visits one "
+            "leaf of a tree at a time)"
         )
     fast = config.selfplay.fast_simulations
     if fast is not None:

@@ -262,7 +262,13 @@ def _begin_search(
         params = GumbelParams(
             search.gumbel_considered, search.gumbel_c_visit, search.gumbel_c_scale
         )
-        slot.gumbel = GumbelRoot.start(slot.root, slot.remaining, params, rng)
+        if not slot.root.children:  # a fresh root's first simulation is its own evaluation
+            slot.remaining += 1
+        # Noise makes the move a sample from the improved policy: for the moves sampled (the
+        # weak side's, and those within temperature_moves); the others take the best.
+        weak = slot.weak_player == slot.root.game.player
+        sampled = weak or slot.moves < selfplay.temperature_moves or selfplay.final_temperature > 0
+        slot.gumbel = GumbelRoot.start(slot.root, slot.remaining, params, rng if sampled else None)
         return
     if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
         return
@@ -289,9 +295,7 @@ def _advance(
     if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
         choice = _random_move(root, rng)
     elif slot.gumbel is not None:
-        # Its Gumbel noise makes the move a sample from the improved policy: kept while
-        # moves are sampled (the weak side always), left out after.
-        choice = gumbel_choice(slot.gumbel, noisy=tau > 0)
+        choice = gumbel_choice(slot.gumbel)
         slot.gumbel = None
     else:
         # The weak side is meant to slip, so its samples are not cut.

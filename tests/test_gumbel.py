@@ -125,3 +125,31 @@ def test_gumbel_self_play_makes_valid_examples():
     occupied = examples.planes[..., :2].sum(axis=-1).reshape(len(examples), -1) > 0
     assert not (examples.policies * occupied).any()
     assert game.num_actions == examples.policies.shape[1]
+
+
+def test_proven_results_stand_in_for_q():
+    game = make("connect4")
+    for move in [0, 1, 0, 1, 0]:
+        game = game.sim_move(move)
+    node = Node(game)
+    gumbel_search([node], biased_policy(7, {3: 2.0, 0: 1.0}), 4, GumbelParams(), None)
+    q = completed_q(node)
+    children = list(node.children.values())
+    lost = [i for i, c in enumerate(children) if c.outcome == -1.0]
+    assert lost and np.all(q[lost] == -1.0)
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "problem"),
+    [
+        ("search", "leaves_per_tree", 2, "must be 1 with algorithm: gumbel"),
+        ("selfplay", "weak_side_simulations", 1, "must be >= 2"),
+    ],
+)
+def test_config_refuses_what_gumbel_cannot_do(section, key, value, problem):
+    from alphazero.config import ConfigError, config_from_dict
+
+    data: dict = {"search": {"algorithm": "gumbel"}}
+    data.setdefault(section, {})[key] = value
+    with pytest.raises(ConfigError, match=problem):
+        config_from_dict(data)

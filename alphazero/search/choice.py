@@ -99,8 +99,9 @@ def by_visits(
     return pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
 
 
-def detach(root: Node, chosen: Node, policy: np.ndarray) -> Choice:
-    """Make ``chosen`` a root of its own (its subtree kept, the rest released)."""
-    value = root.search_value()
+def detach(root: Node, chosen: Node, policy: np.ndarray, value: float | None = None) -> Choice:
+    """Make ``chosen`` a root of its own (its subtree kept, the rest released); ``value``
+    defaults to ``root.search_value()``."""
+    value = root.search_value() if value is None else value
     chosen.mother = None
     return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]

@@ -72,20 +72,24 @@ def _children(node: Node) -> list[Node]:
 
 
 def completed_q(node: Node) -> np.ndarray:
-    """Q of each child ``[len(children)]`` for ``node``'s mover; unvisited ones get the mixed
-    value: the node's network value blended with the prior-weighted Q of the visited."""
+    """Q of each child ``[len(children)]`` for ``node``'s mover: a proven result where there
+    is one, else the visited children's mean value, and for the unvisited the mixed value
+    (the node's network value blended with the prior-weighted Q of the visited)."""
     children = _children(node)
     visits = np.array([c.N for c in children], dtype=np.float64)
     q = np.array([c.V for c in children], dtype=np.float64)
+    proven = np.array([c.outcome is not None for c in children])
+    outcomes = np.array([c.outcome or 0.0 for c in children], dtype=np.float64)
     raw = node.raw_value if node.raw_value is not None else 0.0
     visited = visits > 0
     total = visits.sum()
-    if not visited.any():
-        return np.full(len(children), raw)
-    probs = np.maximum(np.array([c.prob for c in children], dtype=np.float64), 1e-30)
-    weighted = float(np.sum(probs[visited] * q[visited]) / np.sum(probs[visited]))
-    mixed = (raw + total * weighted) / (total + 1)
-    return np.where(visited, q, mixed)
+    if visited.any():
+        probs = np.maximum(np.array([c.prob for c in children], dtype=np.float64), 1e-30)
+        weighted = float(np.sum(probs[visited] * q[visited]) / np.sum(probs[visited]))
+        mixed = (raw + total * weighted) / (total + 1)
+    else:
+        mixed = raw
+    return np.where(proven, outcomes, np.where(visited, q, mixed))
 
 
 def sigma(node: Node, params: GumbelParams) -> np.ndarray:
@@ -129,6 +133,8 @@ class GumbelRoot:
     simulations: int
     """Visits to spread over the root's children (the root's own evaluation not counted)."""
     params: GumbelParams
+    table: tuple[int, ...] = ()
+    """``considered_visits`` for this root: the schedule of its simulations."""
 
     @classmethod
     def start(
@@ -139,12 +145,15 @@ class GumbelRoot:
         rng: np.random.Generator | None,
     ) -> GumbelRoot:
         """A search of ``simulations`` in all from ``node`` (the first evaluates a fresh
-        root); ``rng`` None: no noise, the considered moves are simply the likeliest."""
+        root); ``rng`` None: no noise, the considered moves are simply the likeliest (for
+        moves that are played, not sampled)."""
         num_actions = node.game.num_actions
         gumbel = rng.gumbel(size=num_actions) if rng is not None else np.zeros(num_actions)
         spent = sum(c.N for c in node.children.values())
-        budget = simulations - (0 if node.N else 1) + spent
-        return cls(node, gumbel, max(budget, 1), params)
+        budget = max(simulations - (0 if node.N else 1) + spent, 1)
+        legal = len(node.game.available_moves)
+        table = considered_visits(min(params.considered, legal), budget)
+        return cls(node, gumbel, budget, params, table)
 
     def _scores(self) -> np.ndarray:
         """``g + logits + sigma(completed Q)`` of each child, the halving's ranking."""
@@ -162,8 +171,7 @@ class GumbelRoot:
         if node.solved == 1.0:  # a proven win: nothing left to weigh
             return winning_children(node)[0]
         visits = np.array([c.N for c in children])
-        considered = min(self.params.considered, len(children))
-        table = considered_visits(considered, self.simulations)
+        table = self.table
         index = int(visits.sum())
         target = table[index] if index < len(table) else int(visits.max())
         scores = self._scores()
@@ -172,41 +180,43 @@ class GumbelRoot:
             eligible = visits == visits.min()
         return children[int(np.argmax(np.where(eligible, scores, -np.inf)))]
 
-    def survivor(self, noisy: bool = True) -> Node:
-        """The halving's survivor: the best-scored of the most visited children (never one
-        proven lost while another is not). ``noisy`` False leaves the Gumbel noise out."""
+    def survivor(self) -> Node:
+        """The halving's survivor: the best-scored of the most visited children, leaving out
+        those proven lost while another is not."""
         children = _children(self.node)
         visits = np.array([c.N for c in children])
-        scores = self._scores()
-        if not noisy:
-            scores = scores - self.gumbel[[c.action for c in children]]
         alive = np.array([c.outcome != -1.0 for c in children])
+        if alive.any():
+            visits = np.where(alive, visits, -1)
         keep = visits == visits.max()
-        if (keep & alive).any():
-            keep &= alive
-        elif alive.any():
-            keep = alive
-        return children[int(np.argmax(np.where(keep, scores, -np.inf)))]
+        return children[int(np.argmax(np.where(keep, self._scores(), -np.inf)))]
 
 
-def gumbel_choice(root: GumbelRoot, noisy: bool = True) -> Choice:
-    """The move to play after a Gumbel search, and its policy target (the improved policy).
+def gumbel_choice(root: GumbelRoot) -> Choice:
+    """The move to play after a Gumbel search, its policy target (the improved policy) and
+    the position's value under that policy (for the player to move).
 
-    Proven results come first, as in ``Node.next``: a proven win takes its quickest line,
-    and at a proven draw or loss the most visited of ``candidates`` is played.
+    The survivor of a search with Gumbel noise is a sample from the improved policy; without
+    noise it is the search's best move. Proven results come first, as in ``Node.next``: a
+    proven win takes its quickest line, and at a proven draw or loss the most visited of
+    ``candidates`` is played.
     """
     node = root.node
     if not node.children or not any(c.N for c in node.children.values()):
         raise ValueError("gumbel_choice needs a searched root")
+    improved = improved_policy(node, root.params)
     target = np.zeros(node.game.num_actions, dtype=np.float32)
-    target[[c.action for c in node.children.values()]] = improved_policy(node, root.params)
+    target[[c.action for c in node.children.values()]] = improved
+    # Sequential halving visits poor moves on purpose, so the visit-weighted mean would
+    # undervalue the position: weigh the moves as the improved policy does.
+    value = float(improved @ completed_q(node)) if node.solved is None else node.solved
     if node.solved == 1.0:
         chosen = quickest_win(node)
     elif node.solved is not None:
         chosen = max(candidates(node), key=lambda c: c.N)
     else:
-        chosen = root.survivor(noisy)
-    return detach(node, chosen, target)
+        chosen = root.survivor()
+    return detach(node, chosen, target, value)
 
 
 def reroot(node: Node) -> Node:
