@@ -209,7 +209,7 @@ function bannerText(state) {
   if (!taken) return "";
   const boxes = taken === 1 ? "a box" : `${taken} boxes`;
   const whom = last.player === state.human ? "You" : "The model";
-  if (position.score !== null) return `${whom} took ${boxes}. ${boxesText(state)}`;
+  if (position.score !== null) return `${whom} took ${boxes}.`; // the score is in the status
   if (last.again) {
     const mover = last.player === state.human ? "move again" : "moves again";
     return `${whom} took ${boxes}, so ${whom === "You" ? "you" : "it"} ${mover}!`;
@@ -317,10 +317,11 @@ function drawColumns(svg, state, thought) {
       group.dataset.share = move.share;
       el("rect", { x: x + 3, y: 2, width: cell - 6, height: top - 5, rx: 6, class: "heat-cell", "fill-opacity": level }, group);
       heatLabel(group, x + cell / 2, top - 9, move.share, 15);
-      // Where the disc would land, while that cell is still free (a hint's moves, the model's
-      // other moves; its own move's disc is there now).
+      // Where the disc would land: the searched position's free cell, which the model's own
+      // move has filled since (its column keeps the label above and the last-move ring).
       const free = board.map((row) => row[move.action]).lastIndexOf(0);
-      if (free >= 0) {
+      const played = thought.kind === "model" && move.action === state.position.last_move;
+      if (free >= 0 && !played) {
         const [cx, cy] = center([free, move.action]);
         el("circle", { cx, cy, r: cell * 0.4, class: "heat-cell", "fill-opacity": level }, group);
         heatLabel(group, cx, cy + 5, move.share, 15);
@@ -386,7 +387,7 @@ function drawGrid(svg, state, thought) {
       const value = board[r][c];
       const won = winning.has(`${r},${c}`);
       if (ttt && action === last) {
-        el("rect", { x: x - cell / 2 + 6, y: y - cell / 2 + 6, width: cell - 12, height: cell - 12, rx: 8, class: "last-cell" }, svg);
+        el("rect", { x: x - cell / 2 + 6, y: y - cell / 2 + 6, width: cell - 12, height: cell - 12, rx: 8, class: "last-cell last" }, svg);
       }
       const move = heat.get(action);
       if (move) {
@@ -537,6 +538,7 @@ function drawBoard(state) {
   holder.replaceChildren(svg);
   holder.dataset.key = state.position.key;
   holder.dataset.ply = state.ply;
+  holder.dataset.version = state.version;
   holder.classList.toggle("active", isYourTurn(state));
 }
 
@@ -588,7 +590,7 @@ function drawMoves(state) {
     swatch.className = `swatch ${playerClass(move.player)}`;
     item.appendChild(swatch);
     const mover = move.player === state.human ? "you" : "model";
-    item.append(`${move.move} (${mover})${move.again ? " and again" : ""}`);
+    item.append(`${move.move} (${mover})${move.again ? ", moves again" : ""}`);
     list.appendChild(item);
   }
   list.scrollTop = list.scrollHeight;

@@ -1,0 +1,217 @@
+"""``python play.py --web`` in a real browser: headless Chromium (Debian's ``chromium`` and
+``chromium-driver``, driven by Selenium, no browser download) plays a whole game of each of the
+four games by clicking on the board, asks for a hint and sees its overlay, takes a move back
+with undo, and saves a screenshot of each finished game in the test's temporary folder.
+
+The models are real and small: the shipped Connect Four, Gomoku 6x6 and tic-tac-toe models,
+and a tiny untrained network for Dots and Boxes 2x2, all searching a few simulations a move.
+The tests skip, saying why, only where Chromium or its driver is not installed; ``.ci/run``
+installs them.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_helpers import running
+
+from alphazero.play.web import WebApp
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1100,800",
+)
+SIMULATIONS = 8
+"""A few simulations a move: the games are over in seconds."""
+TITLES = {
+    "connect4": "Connect Four",
+    "gomoku6": "Gomoku 6x6, 4 in a row",
+    "tictactoe": "Tic-tac-toe",
+    "dots_and_boxes:rows=2,cols=2": "Dots and Boxes, 2x2 boxes",
+}
+RESULTS = ("You win! Well played.", "The model wins.", "Draw.")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory) -> Iterator[Any]:
+    """Headless Chromium, a fresh profile, driven through Debian's chromedriver."""
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not Path(path).is_file():
+            pytest.skip(
+                f"{path} is missing: the browser tests need Debian's {package} "
+                f"(apt-get install chromium chromium-driver; .ci/run installs them)"
+            )
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is missing: pip install -e '.[test]'"
+    )
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=tmp_path_factory.getbasetemp())
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    """The app on 127.0.0.1 with Dots and Boxes 2x2 (a tiny untrained model) as ``--game``;
+    the page offers the shipped models of the other games besides."""
+    from alphazero.config import NetworkConfig
+    from alphazero.games import make
+    from alphazero.network import build_network
+
+    game = make("dots_and_boxes", rows=2, cols=2)
+    network = build_network(
+        game.plane_shape, game.num_actions, NetworkConfig(filters=8, blocks=1, value_hidden=8)
+    )
+    model = tmp_path_factory.mktemp("boxes") / "tiny.keras"
+    network.save(model)
+    app = WebApp("dots_and_boxes:rows=2,cols=2", model, SIMULATIONS, seed=0)
+    with running(app) as base:
+        yield base
+
+
+class Page:
+    """The page in the browser, read and clicked as a person would."""
+
+    def __init__(self, driver: Any, url: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.driver = driver
+        self.url = url
+        self.by = By
+
+    def open(self) -> None:
+        """The page in a fresh tab state: a new session."""
+        self.driver.get(self.url)
+        self.driver.execute_script("sessionStorage.clear()")
+        self.driver.get(self.url)
+        self.wait(lambda: self.board("version") is not None, "the page's first board")
+
+    def find(self, css: str) -> Any:
+        return self.driver.find_element(self.by.CSS_SELECTOR, css)
+
+    def all(self, css: str) -> list[Any]:
+        return self.driver.find_elements(self.by.CSS_SELECTOR, css)
+
+    def mode(self) -> str:
+        return self.find("body").get_attribute("data-state")
+
+    def board(self, name: str) -> str:
+        return self.find("#board").get_attribute(f"data-{name}")
+
+    def text(self, css: str) -> str:
+        return self.find(css).text
+
+    def wait(self, condition: Callable[[], Any], what: str, seconds: float = 90) -> None:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(self.driver, seconds, poll_frequency=0.05).until(
+            lambda _: condition(), message=f"waited for: {what}"
+        )
+
+    def settled(self) -> bool:
+        return self.mode() in ("your-turn", "over")
+
+    def new_game(self, spec: str, first: str) -> None:
+        from selenium.webdriver.support.ui import Select
+
+        version = int(self.board("version"))
+        Select(self.find("#game")).select_by_value(spec)
+        Select(self.find("#first")).select_by_value(first)
+        sims = self.find("#sims")
+        sims.clear()
+        sims.send_keys(str(SIMULATIONS))
+        self.find("#new").click()
+        self.wait(
+            lambda: int(self.board("version")) > version and self.mode() == "your-turn",
+            f"a new game of {spec}",
+        )
+
+    def click_move(self, rng: random.Random) -> None:
+        """Click a legal move and wait for the model's reply (or the end)."""
+        ply = int(self.board("ply"))
+        moves = self.all("#board .move.legal")
+        assert moves, "no legal move to click"
+        rng.choice(moves).click()
+        self.wait(lambda: int(self.board("ply")) > ply and self.settled(), "the model's reply")
+
+    def heat(self) -> list[Any]:
+        return self.all("#board .heat")
+
+
+@pytest.mark.parametrize(
+    ("spec", "first"),
+    [
+        ("connect4", "human"),
+        ("gomoku6", "human"),
+        ("tictactoe", "ai"),
+        ("dots_and_boxes:rows=2,cols=2", "human"),
+    ],
+)
+def test_a_whole_game_by_clicking_with_a_hint_and_undo(browser, server, tmp_path, spec, first):
+    page = Page(browser, server)
+    page.open()
+    page.new_game(spec, first)
+    assert page.text("#title") == TITLES[spec]
+    assert page.board("ply") == ("1" if first == "ai" else "0")
+
+    # A hint: the visit shares on the board, the outlook bar and the search value.
+    page.find("#hint").click()
+    page.wait(
+        lambda: page.mode() == "your-turn" and page.text("#thinking-title").startswith("Hint: "),
+        "the hint",
+    )
+    shares = [float(h.get_attribute("data-share")) for h in page.heat()]
+    assert 0.99 < sum(shares) <= 1.0001 and all(0 < s <= 1 for s in shares)
+    assert "you win" in page.text("#wdl-legend") and "search value" in page.text("#value")
+
+    # A move, the model's reply with its thinking drawn, then undo: the board as it was.
+    rng = random.Random(spec)
+    before = page.board("key")
+    page.click_move(rng)
+    assert page.board("key") != before
+    if page.mode() == "your-turn":
+        assert page.heat() and page.text("#thinking-title").startswith("The model played ")
+        assert page.all("#board .last")
+    page.find("#undo").click()
+    page.wait(lambda: page.board("key") == before and page.mode() == "your-turn", "the undo")
+    assert not page.all("#board .heat") or page.text("#thinking-title").startswith("Hint")
+
+    while page.mode() != "over":
+        page.click_move(rng)
+    status = page.text("#status")
+    assert status.startswith(RESULTS), status
+    if spec.startswith("dots"):
+        assert len(page.all("#board .box")) == 4 and "boxes: Red" in status
+    elif not status.startswith("Draw"):
+        assert page.all("#board .win-line") and len(page.all("#board .win")) >= 3
+    assert page.all("#board .last")
+    assert len(page.all("#moves li")) == int(page.board("ply"))
+    browser.save_screenshot(str(tmp_path / f"{spec.split(':')[0]}.png"))
+    problems = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not problems, problems
