@@ -161,6 +161,25 @@ class ReplayConfig:
     """The buffer keeps the most recent ``capacity`` examples. With ``selfplay.augment`` every
     symmetric copy of a position is one of them: 2 a position in Connect Four, up to 8 on a
     square board, so the buffer spans that many times fewer self-play moves."""
+    window_start: int | None = field(default=None, metadata=_range(1, 100_000_000))
+    """A window that grows with the run (KataGo's): training samples only the newest
+    ``window(N)`` examples of the ``N`` made so far, ``N`` while ``N <= window_start``, then
+    ``window_start * (1 + growth * ((N / window_start) ** exponent - 1) / exponent)``, at
+    most ``capacity``. Early examples come from a network that is soon much stronger, and a
+    window as long as the run would keep training on them. None: the whole buffer."""
+    window_exponent: float = field(default=0.75, metadata=_range(0.0, 1.0, open_low=True))
+    window_growth: float = field(default=0.4, metadata=_range(0.0, 10.0))
+
+    def window(self, made: int) -> int:
+        """How many of the newest examples training samples, after ``made`` in all."""
+        start = self.window_start
+        if start is None:
+            return min(made, self.capacity)
+        if made <= start:
+            return made
+        a, b = self.window_exponent, self.window_growth
+        grown = start * (1 + b * ((made / start) ** a - 1) / a)
+        return int(min(grown, self.capacity))
 
 
 @dataclass(frozen=True)

@@ -121,18 +121,20 @@ class ReplayBuffer:
 
     # ------------------------------------------------------------------------ sampling
     def sample(
-        self, batch_size: int, rng: np.random.Generator
+        self, batch_size: int, rng: np.random.Generator, newest: int | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``batch_size`` examples drawn uniformly, with replacement, from what is held.
+        """``batch_size`` examples drawn uniformly, with replacement, from what is held (or
+        from its ``newest`` examples only).
 
         Returns planes float32 ``[B, H, W, C]``, policies float32 ``[B, A]``, values float32
         ``[B]``.
         """
         if self._size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
+        skip = 0 if newest is None else self._size - max(1, min(newest, self._size))
         # Draw positions in age order, not storage slots: a buffer saved and loaded again
         # is laid out oldest-first, and the same random state must pick the same examples.
-        age = rng.integers(0, self._size, size=int(batch_size))
+        age = skip + rng.integers(0, self._size - skip, size=int(batch_size))
         oldest = self._next if self._size == self.capacity else 0
         index = (oldest + age) % self.capacity
         return (

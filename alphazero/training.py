@@ -193,9 +193,12 @@ def _train(
             train_metrics: dict[str, float] = {}
             train_start = time.perf_counter()
             train_cpu_start = time.process_time()
+            window = config.replay.window(state.positions + len(examples))
             if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
                 train_metrics = trainer.train(
-                    lambda n: buffer.sample(n, rng), config.train.steps_per_iteration, progress
+                    lambda n, window=window: buffer.sample(n, rng, window),
+                    config.train.steps_per_iteration,
+                    progress,
                 )
                 state.train_steps += config.train.steps_per_iteration
                 _check_finite(train_metrics, iteration, run)
@@ -217,6 +220,7 @@ def _train(
                 "games": state.games,
                 "positions": state.positions,
                 "buffer": len(buffer),
+                "window": window,
                 "selfplay": stats.summary(),
                 "train": train_metrics,
                 "train_seconds": train_seconds,

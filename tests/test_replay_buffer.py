@@ -249,3 +249,24 @@ def test_a_reloaded_wrapped_buffer_samples_the_same_examples(tmp_path):
     original = buffer.sample(16, np.random.default_rng(1))[2]
     again = loaded.sample(16, np.random.default_rng(1))[2]
     np.testing.assert_array_equal(original, again)
+
+
+def test_sampling_the_newest_only_draws_from_them():
+    buffer = ReplayBuffer(100, (1, 1, 1), 2)
+    values = np.arange(60, dtype=np.float32)
+    buffer.add(np.zeros((60, 1, 1, 1)), np.full((60, 2), 0.5), values)
+    _, _, drawn = buffer.sample(500, np.random.default_rng(0), newest=10)
+    assert set(drawn.tolist()) == set(range(50, 60))
+    _, _, drawn = buffer.sample(2000, np.random.default_rng(0))
+    assert drawn.min() < 10  # the whole buffer without it
+
+
+def test_growing_window_starts_whole_then_grows_slower_than_the_run():
+    from alphazero.config import ReplayConfig
+
+    replay = ReplayConfig(capacity=250_000, window_start=20_000)
+    assert replay.window(5_000) == 5_000
+    assert replay.window(20_000) == 20_000
+    grown = [replay.window(n) for n in (40_000, 200_000, 1_000_000, 10_000_000)]
+    assert grown == sorted(grown) and grown[0] < 40_000 and grown[-1] == 250_000
+    assert ReplayConfig(capacity=100).window(1_000) == 100  # off: the whole buffer
