@@ -174,7 +174,7 @@ def test_each_tab_has_its_own_session_and_a_model_loads_once_for_all():
         assert second["spec"] == "connect4" and second["ply"] == 1 and second["sims"] == 5
         assert second["model"].endswith(str(Path("pretrained", "connect4")))
         _, again = call(base, "POST", "/api/sessions", {"game": "c4", "first": "ai"})
-        settle(base, again)
+        assert settle(base, again)["spec"] == "connect4"  # as the page lists it
         assert [name for _, name in loads] == ["tictactoe", "connect4"]  # shared, not reloaded
 
 
@@ -271,6 +271,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             ("POST", "/api/sessions", {"first": "me"}, None, 400, "first must be"),
             ("POST", f"/api/sessions/{sid}/hint", {"now": 1}, None, 400, "unknown field"),
             ("GET", "/api/options", None, {"Host": "attacker.example"}, 403, "localhost"),
+            ("GET", "/api/options", None, {"Host": "[::1"}, 400, "Host header"),
         ]
         for method, path, body, headers, expected, words in cases:
             if isinstance(body, bytes):
@@ -440,7 +441,8 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
             (["--port", "9000"], "error: --port goes with --web"),
             (["--no-browser"], "error: --no-browser goes with --web"),
             (["--web", "--port", "70000"], "error: --port must be 0-65535"),
-            (["--web", "--sims", "1"], "error: --sims must be at least 2"),
+            (["--web", "--sims", "1"], "error: --sims must be 2-50000"),
+            (["--web", "--sims", "50001"], "error: --sims must be 2-50000"),
             (["--web", "--game", "gomoku"], "no Gomoku model yet"),
             (["--web", "--game", "ttt", "--port", str(taken)], f"port {taken} is in use"),
             (

@@ -70,7 +70,7 @@ WAIT_SECONDS = 20.0
 REQUEST_TIMEOUT = 30.0
 """Seconds a connection may stall mid-request before its thread gives up on it."""
 MAX_QUERY = 200
-"""Longer option values are refused unread (a game spec is a few words)."""
+"""Longer texts (a game spec, a move's name) are refused: real ones are a few words."""
 PRESETS = ("connect4", "tictactoe", "gomoku6", "gomoku8", "boxes")
 """Games the page offers (each one that has a model), besides ``--game``'s own."""
 FIRST_CHOICES = ("human", "ai", "random")
@@ -703,8 +703,9 @@ class WebApp:
             full = full_params(name, params)
         except (ValueError, GameError) as error:
             raise RequestError(HTTPStatus.BAD_REQUEST, _one_line(error)) from None
-        if (name, full) == (self.default.name, self.default.params):
-            return GameChoice(spec.strip(), name, full, self.default.model)
+        for known in self.choices():  # as the page lists it: c4 is connect4
+            if (known.name, known.params) == (name, full):
+                return known
         model = default_model(name, params)
         if model is None:
             raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, how_to_train(name, params, spec))
@@ -864,7 +865,10 @@ class Handler(BaseHTTPRequestHandler):
         host = self.headers.get("Host")
         if not self.server.loopback or host is None:
             return
-        name = urlsplit(f"//{host}").hostname or ""
+        try:
+            name = urlsplit(f"//{host}").hostname or ""
+        except ValueError:  # an unclosed [ of an IPv6 address
+            raise RequestError(HTTPStatus.BAD_REQUEST, "the Host header is not a host") from None
         if name not in LOOPBACK_NAMES:
             raise RequestError(
                 HTTPStatus.FORBIDDEN, f"this server answers to localhost, not {name}"
@@ -1092,12 +1096,12 @@ def serve(args: argparse.Namespace) -> int:
         shown = "" if args.game == DEFAULT_GAME else args.game.strip()
         print(how_to_train(name, params, shown), file=sys.stderr)
         return 2
-    if args.sims < MIN_SIMULATIONS:
-        return fail(f"--sims must be at least {MIN_SIMULATIONS} for the model's search")
+    if not MIN_SIMULATIONS <= args.sims <= MAX_SIMULATIONS:
+        return fail(f"--sims must be {MIN_SIMULATIONS}-{MAX_SIMULATIONS} on the page")
     app = WebApp(
         args.game,
         model,
-        min(args.sims, MAX_SIMULATIONS),
+        args.sims,
         args.first or "human",
         seed=args.seed,
         symmetric=args.symmetric,
