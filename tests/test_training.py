@@ -165,6 +165,11 @@ def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
         train(tiny_config(iterations=1), tmp_path / "run", progress=False)
 
 
+DEEP_BLOCK = (
+    "train:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1200)) + " " * 1200 + "v: 1\n"
+)
+
+
 def run_cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     return subprocess.run(
@@ -185,6 +190,11 @@ def run_cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.Co
         ("search: {c_puct: fast}\n", "search.c_puct: expected a number"),
         ("game: {name: chess}\n", "unknown game 'chess'"),
         ("game: [1, 2\n", "not valid YAML"),
+        ("train: " + "[" * 3000 + "]" * 3000 + "\n", "nested more than 16 levels deep"),
+        (DEEP_BLOCK, "nested more than 16 levels deep"),
+        ("1: a\nfoo: b\n", "1: unknown setting"),
+        ("seed: 1\nseed: 2\n", "duplicate key 'seed' at line 2 (first at line 1)"),
+        ("", "empty, no settings in it"),
     ],
 )
 def test_bad_config_is_a_one_line_error(tmp_path, text, message):
@@ -434,3 +444,157 @@ def test_a_run_diverging_in_its_first_iteration_says_nothing_was_saved(tmp_path,
     with pytest.raises(TrainingDiverged, match=r"iteration 1 .*nothing saved.*start again"):
         train(tiny_config(), tmp_path / "run", progress=False)
     assert not RunDir(tmp_path / "run").has_checkpoint
+
+
+# --------------------------------------------------------------- never lose a run
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes: what must not change."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_new_run_refuses_folder_with_models(tmp_path):
+    """A finished run whose metadata.json is gone: starting over deleted its models and
+    buffer, overwrote best.keras and appended to its metrics."""
+    run = tmp_path / "run"
+    train(tiny_config(iterations=3, checkpoint={"keep_every": 1}), run, progress=False)
+    (run / "metadata.json").unlink()
+    before = tree(run)
+    with pytest.raises(CheckpointError) as error:
+        train(tiny_config(iterations=1), run, progress=False)
+    message = str(error.value)
+    assert "holds an earlier run" in message and "3 models" in message
+    assert "--resume" in message and "--overwrite" in message
+    assert tree(run) == before
+    with pytest.raises(CheckpointError) as error:  # what resuming says instead
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    message = str(error.value)
+    assert "metadata.json is missing" in message and "models/iter_0003.keras" in message
+    assert "start without --resume" not in message
+    assert tree(run) == before
+
+
+def test_a_new_run_over_an_earlier_one_is_one_line_before_tensorflow_loads(tmp_path):
+    train(tiny_config(iterations=1), tmp_path / "run", progress=False)
+    before = tree(tmp_path / "run")
+    config_path = _write_config(tmp_path, iterations=1)
+    result = run_cli("--config", str(config_path), "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "holds an earlier run" in lines[0] and "--overwrite" in lines[0]
+    assert tree(tmp_path / "run") == before
+
+
+def test_overwrite_moves_the_earlier_run_aside_and_deletes_nothing(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False)
+    before = tree(run)
+    capsys.readouterr()
+    train(tiny_config(iterations=1, seed=8), run, progress=False, overwrite=True)
+    (aside,) = run.glob("overwritten-*")
+    assert tree(aside) == before  # every file, config.yaml and metrics too, as it was
+    err = capsys.readouterr().err
+    assert "--overwrite: moved metadata.json, latest.keras, best.keras" in err
+    assert str(aside) in err
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [1]  # a new run, not appended to the old
+    assert RunDir.open(aside).load()[2]["iteration"] == 2  # the old run, whole, resumable
+    train(tiny_config(iterations=1), run, progress=False, overwrite=True)  # same second
+    assert len(list(run.glob("overwritten-*"))) == 2
+
+
+def test_overwrite_with_resume_is_a_one_line_error(tmp_path):
+    result = run_cli("--resume", "--overwrite", "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--overwrite starts a new run" in lines[0]
+
+
+def test_resume_removes_temporary_files_a_kill_left(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=1), run, progress=False)
+    left = [
+        run / "models" / ".iter_0002.tmp.keras",
+        run / "models" / ".iter_0002.4242.k3j4h5.tmp.keras",
+        run / ".buffer_0002.npz.4242.abcdefgh.tmp",
+    ]
+    for path in left:
+        path.write_bytes(b"half written")
+    train(None, run, resume=True, progress=False)  # type: ignore[arg-type]  # finished: no save
+    assert not [path for path in left if path.exists()]
+
+
+# ------------------------------------------------------------ one run folder, one trainer
+def test_a_second_trainer_on_the_same_run_stops_naming_the_pid(tmp_path):
+    from alphazero.checkpoints import load_model
+    from alphazero.run_guard import RunLock
+
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
+    before = tree(run)
+    with RunLock(run):  # this process stands for a trainer in the middle of an iteration
+        with pytest.raises(CheckpointError) as error:
+            train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+        assert f"{run}: process {os.getpid()} is training this run" in str(error.value)
+        with pytest.raises(CheckpointError, match=f"process {os.getpid()}"):
+            train(tiny_config(iterations=1), run, progress=False, overwrite=True)
+        result = run_cli("--resume", "--run-dir", str(run))
+        assert result.returncode == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"process {os.getpid()} is training this run" in lines[0]
+        load_model(run)  # play.py may read a run that is training
+    assert tree(run) == before  # and the lock file is gone with its holder
+
+
+def test_the_run_folder_is_locked_while_it_trains(tmp_path, monkeypatch):
+    from alphazero.run_guard import RunLock
+
+    run = tmp_path / "run"
+    seen: list[str] = []
+
+    class Backend(_InterruptedBackend):
+        def play(self, num_games, rng):
+            seen.append((run / "train.lock").read_text())
+            with pytest.raises(CheckpointError, match=f"process {os.getpid()} is training"):
+                RunLock(run).acquire()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("alphazero.training.make_backend", lambda *args: Backend())
+    train(tiny_config(), run, progress=False)
+    assert seen == [f"{os.getpid()}\n"]
+    assert not (run / "train.lock").exists()
+
+
+def test_a_lock_left_by_a_dead_trainer_does_not_block(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    (run / "train.lock").write_text(dead.stdout)  # as SIGKILL leaves it
+    assert train(None, run, resume=True, progress=False).iteration == 2  # type: ignore[arg-type]
+    assert not (run / "train.lock").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("train: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n", "nested more than 16 levels"),
+        (DEEP_BLOCK, "nested more than 16 levels deep"),
+        ("game: {name: tictactoe}\n1: a\nfoo: b\n", "1: unknown setting"),
+    ],
+    ids=["flow", "block", "mixed-keys"],
+)
+def test_a_hostile_run_config_is_one_line_on_resume_and_in_play(tmp_path, text, message):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text(text)
+    result = run_cli("--resume", "--run-dir", str(run))
+    play = subprocess.run(
+        [sys.executable, str(ROOT / "play.py"), "--game", "tictactoe", "--model", str(run),
+         "--p1", "random", "--games", "1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )  # fmt: skip
+    for done in (result, play):
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(run / "config.yaml") in lines[0] and message in lines[0]
