@@ -354,10 +354,15 @@ class RunDir:
         if self.path.exists() and not self.path.is_dir():
             raise CheckpointError(f"{self.path}: exists and is not a folder")
         if earlier := self.earlier_run_files():
+            resume = (
+                "continue it with --resume"
+                if METADATA_FILE in earlier
+                else f"it needs its {METADATA_FILE} back to --resume"
+            )
             raise CheckpointError(
-                f"{self.path}: holds an earlier run ({describe_files(earlier)}); continue it "
-                f"with --resume, start the new one in another --run-dir, or pass --overwrite "
-                f"to move those files aside into {self.path}/overwritten-<date-time>/"
+                f"{self.path}: holds an earlier run ({describe_files(earlier)}); {resume}, "
+                f"start the new one in another --run-dir, or pass --overwrite to move those "
+                f"files aside into {self.path}/overwritten-<date-time>/"
             )
 
     def earlier_run_files(self) -> list[str]:

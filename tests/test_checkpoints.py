@@ -520,6 +520,8 @@ def test_new_run_refuses_folder_with_models_buffers_or_metrics(saved_run, keep, 
     message = one_line(error)
     assert f"{saved_run.path}: holds an earlier run (" in message and named in message
     assert "--resume" in message and "--run-dir" in message and "--overwrite" in message
+    if "metadata.json" not in keep:  # --resume alone would fail
+        assert "it needs its metadata.json back to --resume" in message
     assert tree(saved_run.path) == before  # nothing written, nothing deleted
 
 
