@@ -67,60 +67,74 @@ def considered_visits(considered: int, simulations: int) -> tuple[int, ...]:
     return tuple(sequence[:simulations])
 
 
-def _children(node: Node) -> list[Node]:
-    return list(node.children.values())
+# A node has a handful of children (7 in Connect Four), and these run for every node of
+# every simulation: plain Python floats beat NumPy's per-call overhead several times over.
+def _completed_q(children: list[Node], raw_value: float | None) -> list[float]:
+    total = 0
+    weighted = prob_sum = 0.0
+    for child in children:
+        if child.N:
+            total += child.N
+            prob = max(child.prob, 1e-30)
+            weighted += prob * child.V
+            prob_sum += prob
+    raw = raw_value if raw_value is not None else 0.0
+    mixed = (raw + total * weighted / prob_sum) / (total + 1) if total else raw
+    return [c.outcome if c.outcome is not None else (c.V if c.N else mixed) for c in children]
+
+
+def _sigma(children: list[Node], raw_value: float | None, params: GumbelParams) -> list[float]:
+    q = _completed_q(children, raw_value)
+    low = min(q)
+    span = max(max(q) - low, 1e-8)
+    scale = (params.c_visit + max(c.N for c in children)) * params.c_scale / span
+    return [scale * (x - low) for x in q]
+
+
+def _logits(children: list[Node]) -> list[float]:
+    return [math.log(max(c.prob, 1e-30)) for c in children]
+
+
+def _improved(children: list[Node], raw_value: float | None, params: GumbelParams) -> list[float]:
+    scores = [
+        logit + bonus
+        for logit, bonus in zip(_logits(children), _sigma(children, raw_value, params), strict=True)
+    ]
+    top = max(scores)
+    weights = [math.exp(x - top) for x in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def completed_q(node: Node) -> np.ndarray:
     """Q of each child ``[len(children)]`` for ``node``'s mover: a proven result where there
     is one, else the visited children's mean value, and for the unvisited the mixed value
     (the node's network value blended with the prior-weighted Q of the visited)."""
-    children = _children(node)
-    visits = np.array([c.N for c in children], dtype=np.float64)
-    q = np.array([c.V for c in children], dtype=np.float64)
-    proven = np.array([c.outcome is not None for c in children])
-    outcomes = np.array([c.outcome or 0.0 for c in children], dtype=np.float64)
-    raw = node.raw_value if node.raw_value is not None else 0.0
-    visited = visits > 0
-    total = visits.sum()
-    if visited.any():
-        probs = np.maximum(np.array([c.prob for c in children], dtype=np.float64), 1e-30)
-        weighted = float(np.sum(probs[visited] * q[visited]) / np.sum(probs[visited]))
-        mixed = (raw + total * weighted) / (total + 1)
-    else:
-        mixed = raw
-    return np.where(proven, outcomes, np.where(visited, q, mixed))
+    return np.array(_completed_q(list(node.children.values()), node.raw_value))
 
 
 def sigma(node: Node, params: GumbelParams) -> np.ndarray:
     """``sigma(completed Q)`` of each child ``[len(children)]``: a bonus in logit units that
     grows with the search's largest visit count."""
-    q = completed_q(node)
-    low, high = q.min(), q.max()
-    rescaled = (q - low) / max(high - low, 1e-8)
-    most = max(c.N for c in node.children.values())
-    return (params.c_visit + most) * params.c_scale * rescaled
-
-
-def _logits(node: Node) -> np.ndarray:
-    probs = np.array([c.prob for c in node.children.values()], dtype=np.float64)
-    return np.log(np.maximum(probs, 1e-30))
+    return np.array(_sigma(list(node.children.values()), node.raw_value, params))
 
 
 def improved_policy(node: Node, params: GumbelParams) -> np.ndarray:
     """``softmax(logits + sigma(completed Q))`` over ``node``'s children, in their order."""
-    scores = _logits(node) + sigma(node, params)
-    scores -= scores.max()
-    weights = np.exp(scores)
-    return weights / weights.sum()
+    return np.array(_improved(list(node.children.values()), node.raw_value, params))
 
 
 def select_child(node: Node, params: GumbelParams) -> Node:
     """Below the root: the child whose visits lag furthest behind the improved policy."""
-    children = _children(node)
-    visits = np.array([c.N for c in children], dtype=np.float64)
-    scores = improved_policy(node, params) - visits / (1 + visits.sum())
-    return children[int(np.argmax(scores))]
+    children = list(node.children.values())
+    share = 1.0 / (1 + sum(c.N for c in children))
+    policy = _improved(children, node.raw_value, params)
+    best, best_score = children[0], -math.inf
+    for child, p in zip(children, policy, strict=True):
+        score = p - child.N * share
+        if score > best_score:
+            best, best_score = child, score
+    return best
 
 
 @dataclass
@@ -155,41 +169,46 @@ class GumbelRoot:
         table = considered_visits(min(params.considered, legal), budget)
         return cls(node, gumbel, budget, params, table)
 
-    def _scores(self) -> np.ndarray:
+    def _scores(self, children: list[Node]) -> list[float]:
         """``g + logits + sigma(completed Q)`` of each child, the halving's ranking."""
-        node = self.node
-        actions = [c.action for c in node.children.values()]
-        logits = _logits(node)
-        return np.maximum(_LOW_LOGIT, self.gumbel[actions] + logits - logits.max()) + sigma(
-            node, self.params
+        logits = _logits(children)
+        top = max(logits)
+        bonus = _sigma(children, self.node.raw_value, self.params)
+        return [
+            max(_LOW_LOGIT, float(self.gumbel[c.action]) + logit - top) + b
+            for c, logit, b in zip(children, logits, bonus, strict=True)
+        ]
+
+    def _best(self, children: list[Node], eligible: list[bool]) -> Node:
+        scores = self._scores(children)
+        return max(
+            (c for c, ok in zip(children, eligible, strict=True) if ok),
+            key=lambda c: scores[children.index(c)],
         )
 
     def select_action(self) -> Node:
         """The root child that the next simulation visits."""
         node = self.node
-        children = _children(node)
         if node.solved == 1.0:  # a proven win: nothing left to weigh
             return winning_children(node)[0]
-        visits = np.array([c.N for c in children])
-        table = self.table
-        index = int(visits.sum())
-        target = table[index] if index < len(table) else int(visits.max())
-        scores = self._scores()
-        eligible = visits == target
-        if not eligible.any():  # off the schedule (e.g. a reused tree): the fewest visits
-            eligible = visits == visits.min()
-        return children[int(np.argmax(np.where(eligible, scores, -np.inf)))]
+        children = list(node.children.values())
+        visits = [c.N for c in children]
+        index = sum(visits)
+        target = self.table[index] if index < len(self.table) else max(visits)
+        if target not in visits:  # off the schedule (e.g. a reused tree): the fewest visits
+            target = min(visits)
+        return self._best(children, [n == target for n in visits])
 
     def survivor(self) -> Node:
         """The halving's survivor: the best-scored of the most visited children, leaving out
         those proven lost while another is not."""
-        children = _children(self.node)
-        visits = np.array([c.N for c in children])
-        alive = np.array([c.outcome != -1.0 for c in children])
-        if alive.any():
-            visits = np.where(alive, visits, -1)
-        keep = visits == visits.max()
-        return children[int(np.argmax(np.where(keep, self._scores(), -np.inf)))]
+        children = list(self.node.children.values())
+        alive = [c.outcome != -1.0 for c in children]
+        visits = [
+            c.N if ok or not any(alive) else -1 for c, ok in zip(children, alive, strict=True)
+        ]
+        most = max(visits)
+        return self._best(children, [n == most for n in visits])
 
 
 def gumbel_choice(root: GumbelRoot) -> Choice:
