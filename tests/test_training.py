@@ -598,3 +598,20 @@ def test_a_hostile_run_config_is_one_line_on_resume_and_in_play(tmp_path, text, 
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and str(run / "config.yaml") in lines[0] and message in lines[0]
+
+
+def test_a_later_sweep_of_the_ladder_becomes_the_best(monkeypatch):
+    """Two sweeps rate alike at the bound; the later model has trained longer."""
+    import alphazero.evaluation as evaluation
+    from alphazero.config import Config
+    from alphazero.training import RunState, _evaluate
+
+    elos = iter([250.0, evaluation.ELO_BOUND, evaluation.ELO_BOUND, 100.0])
+    monkeypatch.setattr(evaluation, "evaluate", lambda *args, **kwargs: {"elo": next(elos)})
+    state = RunState(ladder={"uct:200": 0.0})
+    config = Config()
+    picked = [
+        _evaluate(None, config, None, state, iteration, progress=False)[1]
+        for iteration in (5, 10, 15, 20)
+    ]
+    assert picked == [True, True, True, False]
