@@ -8,11 +8,12 @@ player from both sides, following *every* optimal reply the perfect player could
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
 
-from alphazero.baselines.perfect import optimal_moves
+from alphazero.baselines import perfect
 from alphazero.checkpoints import load_model
 from alphazero.config import load_config
 from alphazero.games import Game, make
@@ -31,19 +32,9 @@ def model_move(policy, game: Game) -> int:
 
 def losses_against_perfect_play(policy, model_side: int) -> tuple[int, int]:
     """(games lost, games played) over every line where the perfect player stays optimal."""
-    lost = played = 0
-    stack = [make("tictactoe")]
-    while stack:
-        game = stack.pop()
-        if game.score is not None:
-            played += 1
-            lost += game.score == -model_side
-            continue
-        if game.player == model_side:
-            stack.append(game.sim_move(model_move(policy, game)))
-        else:
-            stack.extend(game.sim_move(a) for a in optimal_moves(game))
-    return lost, played
+    return perfect.losses_against_perfect_play(
+        functools.partial(model_move, policy), make("tictactoe"), model_side
+    )
 
 
 def test_tictactoe_training_reaches_perfect_play(tmp_path):

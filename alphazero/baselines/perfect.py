@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -51,3 +52,24 @@ class PerfectPlayer:
             raise ValueError(f"{game.name} is too large to solve by minimax")
         moves = optimal_moves(game)
         return int(moves[self.rng.integers(len(moves))])
+
+
+def losses_against_perfect_play(
+    choose: Callable[[Game], int], start: Game, side: int
+) -> tuple[int, int]:
+    """``(games lost, games played)`` by ``choose`` playing ``side`` (+1 first, -1 second)
+    from ``start`` against every optimal reply a perfect player could make: the strictest
+    test of a player that should never lose."""
+    lost = played = 0
+    stack = [start]
+    while stack:
+        game = stack.pop()
+        if game.score is not None:
+            played += 1
+            lost += game.score == -side
+            continue
+        if game.player == side:
+            stack.append(game.sim_move(choose(game)))
+        else:
+            stack.extend(game.sim_move(a) for a in optimal_moves(game))
+    return lost, played

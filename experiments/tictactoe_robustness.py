@@ -1,0 +1,86 @@
+"""Does a tic-tac-toe recipe reach perfect play whatever the seed and the arithmetic?
+
+Trains ``--config`` once per seed and inference precision (the CI learning test's recipe is
+``configs/tictactoe.yaml``), then plays the final model's search against a perfect player
+along every optimal reply, from both sides, as ``tests/test_learning.py`` does. Prints one
+line per run (losses first / second, CPU minutes) and the count of perfect runs. Run:
+
+    python experiments/tictactoe_robustness.py --config configs/tictactoe.yaml --seeds 0-4
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from alphazero.baselines.perfect import losses_against_perfect_play
+from alphazero.checkpoints import load_model
+from alphazero.config import load_config
+from alphazero.games import Game, make
+from alphazero.network import InferenceModel
+from alphazero.search import Node, run_simulations
+from alphazero.training import train
+
+SIMULATIONS = 64  # as tests/test_learning.py's model
+
+
+def model_move(policy, game: Game) -> int:
+    root = Node(game)
+    run_simulations([root], policy, SIMULATIONS, c_puct=1.5)
+    return root.next(tau=0.0, rng=np.random.default_rng(0)).action
+
+
+def seeds(text: str) -> list[int]:
+    low, _, high = text.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/tictactoe.yaml")
+    parser.add_argument("--seeds", type=seeds, default=seeds("0-4"), help="e.g. 0-4")
+    parser.add_argument(
+        "--precisions", nargs="+", default=["float32", "bfloat16"], help="inference precisions"
+    )
+    args = parser.parse_args()
+    base = load_config(args.config)
+    perfect = runs = 0
+    for precision in args.precisions:
+        for seed in args.seeds:
+            config = dataclasses.replace(
+                base,
+                seed=seed,
+                search=dataclasses.replace(base.search, inference_precision=precision),
+            )
+            start = time.process_time()
+            with tempfile.TemporaryDirectory() as folder:
+                train(config, Path(folder) / "run", progress=False)
+                policy = InferenceModel(load_model(Path(folder) / "run"), max_batch=16)
+                lost = [
+                    losses_against_perfect_play(
+                        lambda game, policy=policy: model_move(policy, game),
+                        make("tictactoe"),
+                        side,
+                    )[0]
+                    for side in (1, -1)
+                ]
+            minutes = (time.process_time() - start) / 60
+            runs += 1
+            perfect += lost == [0, 0]
+            print(
+                f"{precision:8s} seed {seed}: lost {lost[0]} first, {lost[1]} second "
+                f"({minutes:.1f} CPU min in this process)",
+                flush=True,
+            )
+    print(f"{perfect} of {runs} runs play perfectly")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
