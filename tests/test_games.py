@@ -368,6 +368,67 @@ def test_random_games_agree_with_a_brute_force_line_finder(name, params, games):
         assert reference.score is not None
 
 
+def test_the_winning_line_runs_through_the_last_stone_overlines_included():
+    c4 = make("connect4").from_moves(["1", "2", "1", "2", "1", "2", "1"])
+    assert c4.winning_line() == [(2, 0), (3, 0), (4, 0), (5, 0)]
+    # 6x6, four in a row: the last stone joins two runs of two into a line of five.
+    moves = ["a1", "f6", "b2", "f5", "d4", "f4", "e5", "a6", "c3"]
+    gomoku = Gomoku.from_moves(moves, size=6, n_in_row=4)
+    assert gomoku.score == 1
+    assert gomoku.winning_line() == [(1, 4), (2, 3), (3, 2), (4, 1), (5, 0)]
+    assert make("tictactoe").from_moves(["a1", "b1", "a2", "b2"]).winning_line() == []
+    ttt = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"])
+    assert ttt.winning_line() == [(0, 0), (1, 0), (2, 0)]
+    boxes = make("dots_and_boxes", rows=1, cols=1).from_moves([0, 1, 2, 3], rows=1, cols=1)
+    assert boxes.score is not None and boxes.winning_line() == []
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "games"),
+    [pytest.param(n, p, g, id="-".join([n, *map(str, p.values())])) for n, p, g in LINE_GAMES],
+)
+def test_a_won_game_names_a_straight_line_of_the_winners_stones_through_the_last(
+    name, params, games
+):
+    rng = random.Random(7)
+    start = make(name, **params)
+    need = start.params.get("n_in_row", 3)
+    for _ in range(games):
+        game = start
+        while not game.is_over:
+            assert game.winning_line() == []
+            game = game.sim_move(rng.choice(game.available_moves))
+        line = game.winning_line()
+        if not game.score:
+            assert line == []
+            continue
+        assert len(line) >= need and line == sorted(line)
+        assert all(game.state[r, c] == game.score for r, c in line)
+        steps = {(b[0] - a[0], b[1] - a[1]) for a, b in itertools.pairwise(line)}
+        assert len(steps) == 1 and steps <= {(0, 1), (1, 0), (1, 1), (1, -1)}
+        last = game.last_move
+        assert last is not None
+        # The action of each cell: a column in Connect Four, a point in Gomoku.
+        cols = game.state.shape[1]
+        actions = {c if name == "connect4" else r * cols + c for r, c in line}
+        assert last in actions
+
+
+def test_a_won_board_draws_its_winning_line_in_brackets():
+    won = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"])
+    assert won.render().splitlines()[1:4] == [" 3 [X] .  .  3", " 2 [X] O  .  2", " 1 [X] O  .  1"]
+    c4 = make("connect4").from_moves(["1", "2", "1", "2", "1", "2", "1"])
+    rows = c4.render().splitlines()
+    assert rows[3:7] == [
+        "[X] .  .  .  .  .  . ",
+        "[X] O  .  .  .  .  . ",
+        "[X] O  .  .  .  .  . ",
+        "[X] O  .  .  .  .  . ",
+    ]
+    going = make("tictactoe").from_moves(["a1", "b1", "a2"])
+    assert "[" not in going.render() and "(X)" in going.render()
+
+
 # ============================================================================== draws
 def test_tictactoe_full_board_draw():
     #  X O X

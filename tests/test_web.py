@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from web_helpers import FakeNetwork, call, running
 
-from alphazero.games import Gomoku, make
+from alphazero.games import make
 from alphazero.play import web
 from alphazero.play.web import (
     MAX_BODY,
@@ -35,7 +35,6 @@ from alphazero.play.web import (
     edge_cells,
     host_warning,
     page_url,
-    winning_line,
 )
 from alphazero.terminal import main
 
@@ -330,19 +329,6 @@ def test_the_page_is_served_from_the_package_and_fetches_nothing_from_elsewhere(
 
 
 # ------------------------------------------------------------------------------ units
-def test_the_winning_line_runs_through_the_last_stone_overlines_included():
-    c4 = make("connect4").from_moves(["1", "2", "1", "2", "1", "2", "1"])
-    assert winning_line(c4) == [(2, 0), (3, 0), (4, 0), (5, 0)]
-    # 6x6, four in a row: the last stone joins two runs of two into a line of five.
-    moves = ["a1", "f6", "b2", "f5", "d4", "f4", "e5", "a6", "c3"]
-    gomoku = Gomoku.from_moves(moves, size=6, n_in_row=4)
-    assert gomoku.score == 1
-    assert winning_line(gomoku) == [(1, 4), (2, 3), (3, 2), (4, 1), (5, 0)]
-    assert winning_line(make("tictactoe").from_moves(["a1", "b1", "a2", "b2"])) == []
-    ttt = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"])
-    assert winning_line(ttt) == [(0, 0), (1, 0), (2, 0)]
-
-
 def test_dots_and_boxes_edges_sit_where_the_game_draws_them():
     for rows, cols in ((1, 1), (2, 3), (3, 3)):
         start = make("dots_and_boxes", rows=rows, cols=cols)

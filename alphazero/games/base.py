@@ -123,6 +123,12 @@ class Game(ABC):
         """Why ``action`` is illegal, for error messages. Subclasses say more."""
         return f"{self.name}: move {action} is not legal here"
 
+    def winning_line(self) -> list[tuple[int, int]]:
+        """The cells ``(row, column)`` of ``state`` (row 0 at the top) that won the game, in
+        order along the line; empty while the game goes on, after a draw, and in games not
+        won by a line (Dots and Boxes). The terminal and the web page mark these cells."""
+        return []
+
     # ------------------------------------------------------------------ shared behaviour
     @property
     def plane_shape(self) -> tuple[int, int, int]:

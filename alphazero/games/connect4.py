@@ -16,7 +16,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from .base import Game, MoveParseError, check_param
-from .lines import LineBoard
+from .lines import LineBoard, line_through
 
 
 class _Connect4Rules:
@@ -189,22 +189,36 @@ class Connect4(Game):
         """The position and its mirror image (columns reversed)."""
         return [(planes, policy), (np.ascontiguousarray(planes[:, ::-1]), policy[::-1].copy())]
 
+    def winning_line(self) -> list[tuple[int, int]]:
+        if not self.score or self.last_move is None:
+            return []
+        return line_through(self.state, self._last_row(), self.last_move, self._rules.n_in_row)
+
+    def _last_row(self) -> int:
+        """The row (0 at the top) of the last stone: the highest one in the last column."""
+        assert self.last_move is not None
+        heights = int((self.state[:, self.last_move] != 0).sum())
+        return self.rows - heights
+
     def render(self) -> str:
+        """The board, columns numbered; the last stone in parentheses, and once the game is
+        won the winning line in square brackets (the last stone with it)."""
         board = self.state
         width = 3
         header = "".join(f"{c + 1:^{width}}" for c in range(self.cols))
         lines = [header]
-        last_row = None
-        if self.last_move is not None:
-            # The last stone is the highest one in the last column.
-            heights = (board[:, self.last_move] != 0).sum()
-            last_row = self.rows - heights
+        last = None if self.last_move is None else (self._last_row(), self.last_move)
+        won = set(self.winning_line())
         for r in range(self.rows):
             cells = []
             for c in range(self.cols):
                 mark = self.marks[int(board[r, c])]
-                is_last = c == self.last_move and r == last_row
-                cells.append(f"({mark})" if is_last else f" {mark} ")
+                if (r, c) in won:
+                    cells.append(f"[{mark}]")
+                elif (r, c) == last:
+                    cells.append(f"({mark})")
+                else:
+                    cells.append(f" {mark} ")
             lines.append("".join(cells))
         lines.append(header)
         return "\n".join(lines)

@@ -22,7 +22,7 @@ from .base import (
     check_param,
     grid_policy_permutations,
 )
-from .lines import LineBoard
+from .lines import LineBoard, line_through
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _MAX_SIZE = len(_LETTERS)
@@ -164,16 +164,30 @@ class Gomoku(Game):
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         return apply_symmetries(planes, policy, DIHEDRAL_OPS, self._rules.sym_perms)
 
+    def winning_line(self) -> list[tuple[int, int]]:
+        if not self.score or self.last_move is None:
+            return []
+        row, col = divmod(self.last_move, self.size)
+        return line_through(self.state, row, col, self._rules.n_in_row)
+
     def render(self) -> str:
+        """The board with letters and numbers; the last stone in parentheses, and once the
+        game is won the winning line in square brackets (the last stone with it)."""
         size = self.size
         board = self.state
         letters = "   " + "".join(f" {_LETTERS[c]} " for c in range(size))
         rows = [letters]
+        won = set(self.winning_line())
         for r in range(size):
             cells = []
             for c in range(size):
                 mark = self.marks[int(board[r, c])]
-                cells.append(f"({mark})" if self.last_move == r * size + c else f" {mark} ")
+                if (r, c) in won:
+                    cells.append(f"[{mark}]")
+                elif self.last_move == r * size + c:
+                    cells.append(f"({mark})")
+                else:
+                    cells.append(f" {mark} ")
             label = size - r
             rows.append(f"{label:>2} " + "".join(cells) + f" {label}")
         rows.append(letters)

@@ -114,3 +114,24 @@ class LineBoard:
         raw = np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8)
         bits = np.unpackbits(raw, bitorder="little")[: self.major * self.stride]
         return bits.reshape(self.major, self.stride)[:, : self.minor].astype(bool)
+
+
+def line_through(board: np.ndarray, row: int, col: int, n_in_row: int) -> list[tuple[int, int]]:
+    """The cells of a line of at least ``n_in_row`` stones like the one at ``(row, col)``
+    that passes through it, in ``board`` (``[rows, cols]``, +1 / -1 stones), sorted; empty
+    if there is none. A stone that completes two lines at once gives the first found: a
+    line is what gets marked, and one straight line reads best."""
+    rows, cols = board.shape
+    stone = board[row, col]
+    if not stone:
+        return []
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        line = [(row, col)]
+        for sign in (1, -1):
+            r, c = row + sign * dr, col + sign * dc
+            while 0 <= r < rows and 0 <= c < cols and board[r, c] == stone:
+                line.append((r, c))
+                r, c = r + sign * dr, c + sign * dc
+        if len(line) >= n_in_row:
+            return sorted(line)
+    return []

@@ -213,32 +213,6 @@ def shown_path(path: Path) -> str:
     return str(path)
 
 
-def winning_line(game: Game) -> list[tuple[int, int]]:
-    """The cells (row, column from the top left) of the line that won a game of stones in a
-    row, through the last stone played; empty for a draw, a game going on or Dots and Boxes."""
-    if not game.score or game.last_move is None or game.name == "dots_and_boxes":
-        return []
-    board = game.state
-    rows, cols = board.shape
-    if game.name == "connect4":
-        col = game.last_move
-        row = int(np.flatnonzero(board[:, col])[0])  # the highest stone of its column
-    else:
-        row, col = divmod(game.last_move, cols)
-    winner = int(board[row, col])
-    need = game.params.get("n_in_row", 3)  # tic-tac-toe has no parameters: three
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        line = [(row, col)]
-        for sign in (1, -1):
-            r, c = row + sign * dr, col + sign * dc
-            while 0 <= r < rows and 0 <= c < cols and board[r, c] == winner:
-                line.append((r, c))
-                r, c = r + sign * dr, c + sign * dc
-        if len(line) >= need:
-            return sorted(line)
-    return []
-
-
 def edge_cells(rows: int, cols: int) -> list[tuple[int, int]]:
     """Dots and Boxes: each action's cell in the ``(2 rows + 1) x (2 cols + 1)`` lattice of
     ``state``, in the numbering ``alphazero.games.dots_and_boxes`` documents (the horizontal
@@ -260,7 +234,7 @@ def board_json(game: Game) -> dict[str, Any]:
         "last_move": game.last_move,
         "labels": [game.format_move(a) for a in range(game.num_actions)],
         "key": ",".join(str(part) for part in game.key()),
-        "winning_line": winning_line(game),
+        "winning_line": game.winning_line(),
     }
     params = game.params
     if game.name == "connect4":
