@@ -3,7 +3,9 @@
 The ladder (for example ``uct:200``, ``uct:1000``) gets Elo ratings once per run: the first
 opponent is 0 and each next one is rated from a match against the one before. A checkpoint's
 Elo is then the maximum-likelihood rating given its scores against every ladder opponent, so
-checkpoints of one run are comparable over time.
+checkpoints of one run are comparable over time. A ``perfect`` player on the ladder is its
+ceiling: nobody scores more against it than it scores against itself, so no checkpoint is
+rated above it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""
 STEP_BOUND = 800.0
 """One ladder step is at most this many Elo (a sweep between ladder players)."""
+PERFECT = "perfect"
+"""The spec of game-theoretically perfect play, the top of any ladder it is on."""
 
 
 def calibrate_ladder(
@@ -42,11 +46,26 @@ def calibrate_ladder(
 
 
 def ladder_elo(results: dict[str, MatchResult], ladder: dict[str, float]) -> float:
-    """Maximum-likelihood Elo from scores against opponents of known rating.
+    """Maximum-likelihood Elo from scores against opponents of known rating, at most the
+    rating of a perfect player among them.
 
     Solves ``sum_j n_j / (1 + 10^((R_j - R) / 400)) = sum_j points_j`` by bisection (the
     left side grows with ``R``); a sweep either way returns the bound.
+
+    The ceiling: the perfect player's own rating is finite (its sweep of the rung below is
+    cut to ``STEP_BOUND``), so a model that sweeps that rung as it does and draws it
+    throughout would otherwise be rated above it, by the margin that sweep adds. Nothing can
+    score more against perfect play than perfect play itself does (a draw, over games with
+    both sides), so whoever matches it is rated as it is, never above.
     """
+    ceiling = min(
+        (ladder[spec] for spec in results if spec.strip().lower() == PERFECT), default=None
+    )
+    elo = _maximum_likelihood_elo(results, ladder)
+    return elo if ceiling is None else min(elo, ceiling)
+
+
+def _maximum_likelihood_elo(results: dict[str, MatchResult], ladder: dict[str, float]) -> float:
     points = sum(r.wins + 0.5 * r.draws for r in results.values())
     games = sum(r.games for r in results.values())
 
@@ -80,8 +99,16 @@ def evaluate(
 ) -> dict[str, Any]:
     """Play ``model`` (PUCT with ``c_puct``) against every ladder opponent; results and Elo."""
     game = new_game()
+    # The model in memory has no file to name it by: it is labelled as the ladder's players
+    # are, kind and budget (``uct:200``), so matches read ``model:64 vs uct:200``.
     player = ModelPlayer(
-        "model", game, simulations=config.simulations, c_puct=c_puct, model=model, seed=seed
+        "model",
+        game,
+        simulations=config.simulations,
+        c_puct=c_puct,
+        model=model,
+        seed=seed,
+        name=f"model:{config.simulations}",
     )
     results = {}
     for offset, spec in enumerate(config.opponents):

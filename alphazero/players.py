@@ -133,7 +133,8 @@ class Thought:
 
     action: int
     top: tuple[MoveStat, ...]
-    """The most visited moves, most visited first."""
+    """The move chosen (``action``), then the most visited of the others, most visited
+    first."""
     wdl: tuple[float, float, float] | None
     """The network's win / draw / loss probabilities at the root (None for a network without
     a win / draw / loss head)."""
@@ -167,6 +168,7 @@ class ModelPlayer:
         reuse_tree: bool = False,
         inference: Policy | None = None,
         symmetric: bool = False,
+        name: str | None = None,
     ) -> None:
         """Load the network at ``path`` (or use ``model``), or search with ``inference``:
         any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
@@ -177,6 +179,9 @@ class ModelPlayer:
         each position (``symmetric_policy``): the copies cost more inference, and on the
         Connect Four solved positions it chose better moves (docs/learning_speed.md). The
         win / draw / loss estimates are averaged over the same copies.
+
+        ``name`` labels the player in matches and records; by default the spec that would
+        build it, ``model:<file or folder name>:SIMS[:symmetric]``.
         """
 
         self.path = str(path)
@@ -187,7 +192,8 @@ class ModelPlayer:
         self._kept: dict[Game, Node] = {}
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
-        self.name = f"model:{Path(path).name}:{simulations}" + (":symmetric" if symmetric else "")
+        flag = ":symmetric" if symmetric else ""
+        self.name = name if name is not None else f"model:{Path(path).name}:{simulations}{flag}"
         self.rng = np.random.default_rng(seed)
         if inference is None:
             from .checkpoints import load_model
@@ -224,19 +230,22 @@ class ModelPlayer:
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
         for game, root, estimate in zip(games, roots, estimates, strict=True):
-            children = sorted(root.children.values(), key=lambda c: (-c.N, -c.V))
+            chosen = root.next(0.0, self.rng).node
+            # The move played first: a proven result can make it other than the most
+            # visited (a lost position's longest defence), and a list headed by another
+            # move reads as if that one had been played.
+            children = sorted(root.children.values(), key=lambda c: (c is not chosen, -c.N, -c.V))
             total = sum(c.N for c in children) or 1
             top = tuple(
                 MoveStat(action, game.format_move(action), c.N, c.N / total, c.V)
                 for c in children[: self.top]
-                if c.N > 0 and (action := c.action) is not None
+                if (c.N > 0 or c is chosen) and (action := c.action) is not None
             )
             visits = sum(c.N for c in children)
             # Children's V are already for the player to move at the root.
             value = root.solved
             if value is None:
                 value = sum(c.V * c.N for c in children) / visits if visits else 0.0
-            chosen = root.next(0.0, self.rng).node
             if self.reuse_tree:
                 self._keep(chosen)
             thoughts.append(Thought(chosen.action, top, estimate, value, root.solved, visits))

@@ -137,3 +137,51 @@ def test_rollout_knowledge_is_switched_by_spec_or_flag():
         assert player.knowledge and player.name.endswith(":knowledge")
     with pytest.raises(PlayerSpecError, match="unknown option"):
         make_player("uct:50:fast", game)
+
+
+# ------------------------------------------------------------------------ the ladder's Elo
+def test_a_model_that_only_draws_perfect_play_is_not_rated_above_it():
+    from alphazero.evaluation import ladder_elo
+
+    # The case: random swept 10 of 10, perfect drawn 10 of 10. The perfect player's
+    # own rating is its sweep of random cut to the step bound; the model's sweep of random
+    # used to lift it above that.
+    ladder = {"random": 0.0, "perfect": 800.0}
+    results = {
+        "random": MatchResult("model:64", "random", wins=10),
+        "perfect": MatchResult("model:64", "perfect", draws=10),
+    }
+    assert ladder_elo(results, ladder) == pytest.approx(800.0)
+    # Losing a game to it rates the model below it, and a weaker ladder step changes nothing.
+    results["perfect"] = MatchResult("model:64", "perfect", draws=9, losses=1)
+    assert ladder_elo(results, ladder) < 800.0
+    results["perfect"] = MatchResult("model:64", "perfect", draws=10)
+    assert ladder_elo(results, {"random": 0.0, "perfect": 500.0}) == pytest.approx(500.0)
+
+
+def test_without_a_perfect_player_the_ladder_elo_is_the_maximum_likelihood_rating():
+    from alphazero.evaluation import ladder_elo
+
+    ladder = {"uct:200": 0.0, "uct:1000": 300.0}
+    results = {
+        "uct:200": MatchResult("model:64", "uct:200", wins=10),
+        "uct:1000": MatchResult("model:64", "uct:1000", draws=10),
+    }
+    rating = ladder_elo(results, ladder)
+    assert rating > 300.0  # no ceiling: drawing uct:1000 while sweeping uct:200 is above it
+    expected = sum(10 / (1 + 10 ** ((ladder[spec] - rating) / 400)) for spec in ladder)
+    assert expected == pytest.approx(15.0, abs=1e-6)  # the points scored, 10 + 10 x 0.5
+
+
+def test_the_evaluated_model_is_labelled_by_its_simulations():
+    from alphazero.config import EvaluationConfig, NetworkConfig
+    from alphazero.evaluation import evaluate
+    from alphazero.network import build_network
+
+    game = make("tictactoe")
+    model = build_network(
+        game.plane_shape, game.num_actions, NetworkConfig(filters=8, blocks=1, value_hidden=8)
+    )
+    config = EvaluationConfig(opponents=["random"], games=2, simulations=4)
+    result = evaluate(model, config, lambda: make("tictactoe"), {"random": 0.0}, 0, False)
+    assert result["opponents"]["random"]["player"] == "model:4"
