@@ -4,9 +4,10 @@
 then either runs a match through ``alphazero.arena`` (no person playing) or a ``Session``: the
 board with coordinates and the last move marked (in colour on a terminal), a prompt that takes
 moves in the game's own notation and the commands ``help``, ``hint``, ``undo``, ``moves``,
-``board`` and ``quit``, and after each of a model's moves what it thought (its most visited
-moves with their share of the visits, and its win / draw / loss estimate). With ``--web`` the
-same options serve the board in a browser instead (``alphazero.play.web``).
+``board`` and ``quit``, and after each of a model's moves what it thought (the move played,
+then its most visited others, with their share of the visits and their value, and its outlook:
+the search's value or the result it proved). A won game's last board marks the winning line.
+With ``--web`` the same options serve the board in a browser instead (``alphazero.play.web``).
 
 Everything a person types goes through ``Session.ask``: no input can end the program with a
 traceback. End of input and Ctrl-C leave politely with exit code 0.
@@ -20,8 +21,10 @@ import json
 import os
 import random
 import re
+import shutil
 import sys
-from collections.abc import Callable, Mapping
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -62,59 +65,175 @@ GAME_ALIASES: dict[str, tuple[str, dict[str, int]]] = {
 }
 """Short names for ``--game``; ``gomokuN`` (N x N, five in a row from 8 up, else four) too."""
 
-GAMES_HELP = """\
-games (--game NAME or NAME:key=value,...):
-  connect4        rows=6,cols=7,n_in_row=4   a move is a column: 1-7
-  tictactoe                                  a point: column letter and row from the bottom,
-                                             b2, or column,row: 2,2
-  gomoku          size=15,n_in_row=5         a point, as in tic-tac-toe: h8 or 8,8
-  dots_and_boxes  rows=3,cols=3 (boxes)      an edge, by its two dots: a1-b1 (columns are
-                                             letters, rows numbers from the top)
-  short names: c4, ttt, boxes, gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)"""
+GAMES_HELP = (
+    "games (--game NAME or NAME:key=value,..., here with the defaults):",
+    (
+        ("connect4:rows=6,cols=7,n_in_row=4", "a move is a column: 1-7"),
+        (
+            "tictactoe",
+            "a move is a point: its column letter and its row from the bottom, b2, or "
+            "column,row: 2,2",
+        ),
+        ("gomoku:size=15,n_in_row=5", "a point, as in tic-tac-toe: h8 or 8,8"),
+        (
+            "dots_and_boxes:rows=3,cols=3",
+            "boxes; a move is an edge, by its two dots: a1-b1 (columns are letters, rows "
+            "numbers from the top)",
+        ),
+        (
+            "short names",
+            "c4, ttt, boxes, gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)",
+        ),
+    ),
+)
+"""Help sections are a heading and rows of two columns, laid out for the terminal's width
+by ``two_columns``."""
 
-PROMPT_HELP = """\
-at the prompt: a move, or
-  help   the notation and these commands      hint   the model's suggestion for you
-  undo   take back your last move and the     moves  the moves so far
-         replies to it                        board  draw the board again
-  quit   leave (end of input and Ctrl-C leave too, exit code 0)"""
+PROMPT_HELP = (
+    "at the prompt: a move, or",
+    (
+        ("help", "the notation and these commands"),
+        ("hint", "the model's suggestion for you"),
+        ("undo", "take back your last move and the replies to it"),
+        ("moves", "the moves so far"),
+        ("board", "draw the board again"),
+        ("quit", "leave (end of input and Ctrl-C leave too, exit code 0)"),
+    ),
+)
+
+EXAMPLES = (
+    "examples:",
+    (
+        ("python play.py", "you against the shipped Connect Four model"),
+        ("python play.py --model checkpoints/connect4", "you against the model you trained"),
+        ("python play.py --game tictactoe --p2 perfect", "you against perfect play"),
+        ("python play.py --p1 human --p2 uct:2000", "you against a baseline (no model needed)"),
+        (
+            "python play.py --game gomoku8 --first ai --sims 400",
+            "the shipped Gomoku 8x8 model moves first",
+        ),
+        (
+            "python play.py --p1 uct:1000 --p2 random --games 100 --json match.json",
+            "a match of 100 games, its result written to match.json",
+        ),
+        ("python play.py --web", "the board in your browser, played with the mouse"),
+    ),
+)
 
 SAVE_HELP = """\
 --save FILE writes JSON Lines: one JSON object per game, e.g.
-  {"format": 1, "game": "connect4", "params": {"rows": 6, "cols": 7, "n_in_row": 4},
-   "players": {"X": "human", "O": "model:connect4:800"}, "moves": ["4", "4", "3"],
-   "actions": [3, 3, 2], "result": "X wins", "score": 1, "winner": "human"}
-  moves in notation, actions as numbers; X moves first; result is "X wins", "O wins",
-  "draw" or "abandoned" (score null); the file is rewritten after every game."""
-
-EXAMPLES = """\
-examples:
-  python play.py                                you against the shipped Connect Four model
-  python play.py --model checkpoints/connect4   you against the model you trained
-  python play.py --game tictactoe --p2 perfect  you against perfect play
-  python play.py --p1 human --p2 uct:2000       you against a baseline (no model needed)
-  python play.py --game gomoku8 --first ai --sims 400
-                                                the shipped Gomoku 8x8 model moves first
-  python play.py --p1 uct:1000 --p2 random --games 100 --json match.json
-  python play.py --web                          the board in your browser, played with the mouse"""
+  {"format": 1, "game": "connect4",
+   "params": {"rows": 6, "cols": 7, "n_in_row": 4},
+   "players": {"X": "human", "O": "model:connect4:800"},
+   "moves": ["4", "4", "3"], "actions": [3, 3, 2],
+   "result": "X wins", "score": 1, "winner": "human"}
+Moves are in notation, actions as numbers; X moves first; result is "X wins", "O wins", \
+"draw" or "abandoned" (score null); the file is rewritten after every game."""
 
 
 # ------------------------------------------------------------------------------ options
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def terminal_width() -> int:
+    """Columns of the terminal (``COLUMNS`` when set; 80 when the output is not one)."""
+    return shutil.get_terminal_size().columns
+
+
+def fill(text: str, width: int, columns: bool = True) -> str:
+    """``text`` with every line wider than ``width`` wrapped; lines that fit are kept as
+    written, so hand-made layouts (tables, examples) stay as they are where there is room.
+
+    A wrapped line of prose goes on at its own indent, an indented line (an item of a list)
+    two further in. With ``columns``, a line laid out in two columns (a gap of two or more
+    spaces after its first words) goes on under its second column, where that column starts
+    in the left half; otherwise as an item. Never wider than ``width`` (at least 20).
+    """
+    width = max(width, 20)
+    out = []
+    for line in text.splitlines():
+        if len(ANSI_CODE.sub("", line)) <= width:  # colour codes take no room on the screen
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        hang = lead + 2 if lead else 0
+        second = re.match(r" *\S.*?\S {2,}(?=\S)", line) if columns else None
+        if second is not None and second.end() <= width // 2:
+            hang = second.end()
+        # Deep indents (continuations of a table's column) would leave too little room.
+        lead, hang = min(lead, width // 3), min(hang, width // 3)
+        out.extend(
+            textwrap.wrap(
+                line.strip(),
+                width,
+                initial_indent=" " * lead,
+                subsequent_indent=" " * hang,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(out)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and the epilog keep their own line breaks and layout, as with
+    ``RawDescriptionHelpFormatter``, but a line too wide for the terminal is wrapped
+    (``fill``): raw text alone runs off the side of a narrow terminal."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in fill(text, width).splitlines())
+
+
+def two_columns(rows: Sequence[tuple[str, str]], width: int, indent: int = 2) -> str:
+    """``rows`` as two columns within ``width``: the second starts after the widest first
+    part that takes at most half the width; a first part wider than that stands on its own
+    line, its second part under the column. Each part wraps within its room."""
+    width = max(width, 30)
+    gap = 2
+    fitting = [len(left) for left, _ in rows if indent + len(left) + gap <= width // 2]
+    start = indent + (max(fitting) + gap if fitting else 4)
+    lines = []
+    for left, right in rows:
+        body = textwrap.wrap(right, width - start, break_on_hyphens=False)
+        if indent + len(left) + gap <= start and body:
+            lines.append((" " * indent + left).ljust(start) + body.pop(0))
+        else:
+            margin = " " * indent
+            lines += textwrap.wrap(
+                left,
+                width,
+                initial_indent=margin,
+                subsequent_indent=margin + "  ",
+                break_on_hyphens=False,
+            )
+        lines += [" " * start + line for line in body]
+    return "\n".join(lines)
+
+
+def epilog(width: int) -> str:
+    """The end of ``play.py --help``: examples, games, player specs, the prompt's commands
+    and the ``--save`` format, laid out for ``width`` columns."""
+    sections = [
+        f"{heading}\n{two_columns(rows, width)}" for heading, rows in (EXAMPLES, GAMES_HELP)
+    ]
+    sections.append("player specs (--p1, --p2):\n" + fill("  " + SPEC_FORMS, width))
+    heading, rows = PROMPT_HELP
+    sections.append(f"{heading}\n{two_columns(rows, width)}")
+    sections.append(fill(SAVE_HELP, width))
+    return "\n\n".join(sections)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``play.py``."""
+    """The command line of ``play.py``, its help laid out for the terminal's width."""
     parser = argparse.ArgumentParser(
         prog="play.py",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
         description="Play a game in the terminal against a trained model or a baseline, or "
         "run a match between any two players. With no options: you against the best "
         "Connect Four model shipped in checkpoints/pretrained/connect4. With no person "
         "playing it runs a match and prints wins, draws, losses, the score with a 95% "
         "confidence interval and the Elo difference.",
-        epilog="\n\n".join(
-            (EXAMPLES, GAMES_HELP, f"player specs (--p1, --p2):\n  {SPEC_FORMS}", PROMPT_HELP)
-        )
-        + "\n\n"
-        + SAVE_HELP,
+        # argparse formats for the terminal's columns less 2; the epilog is not indented.
+        epilog=epilog(terminal_width() - 2),
     )
     parser.add_argument(
         "--game",
@@ -347,7 +466,15 @@ def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str 
 
 
 # ------------------------------------------------------------------------------ colours
-ANSI = {"reset": "0", "bold": "1", "dim": "2", "underline": "4", "red": "31", "yellow": "33"}
+ANSI = {
+    "reset": "0",
+    "bold": "1",
+    "dim": "2",
+    "underline": "4",
+    "reverse": "7",
+    "red": "31",
+    "yellow": "33",
+}
 MARK_COLORS = {"X": "red", "O": "yellow"}
 
 
@@ -389,7 +516,7 @@ class Style:
 
     def board(self, text: str) -> str:
         """Colour a ``Game.render()`` board: marks, the last move (in parentheses, or the
-        ``*`` edge of Dots and Boxes) and the empty points."""
+        ``*`` edge of Dots and Boxes), the winning line (in brackets) and the empty points."""
         if not self.color:
             return text
 
@@ -397,12 +524,20 @@ class Style:
             if m.group(1):
                 return "(" + self.mark(m.group(1), last=True) + ")"
             if m.group(2):
-                return self.paint(m.group(2), "bold")
+                return "[" + self.winning(m.group(2)) + "]"
             if m.group(3):
-                return self.mark(m.group(3))
-            return self.paint(m.group(4), "dim")
+                return self.paint(m.group(3), "bold")
+            if m.group(4):
+                return self.mark(m.group(4))
+            return self.paint(m.group(5), "dim")
 
-        return re.sub(r"\(([XO])\)|(-\*-|\*)|\b([XO])\b|(?<= )(\.)(?= |$)", repl, text)
+        pattern = r"\(([XO])\)|\[([XO])\]|(-\*-|\*)|\b([XO])\b|(?<= )(\.)(?= |$)"
+        return re.sub(pattern, repl, text)
+
+    def winning(self, mark: str) -> str:
+        """A stone of the winning line: its colour reversed, so the line stands out."""
+        styles = (MARK_COLORS[mark],) if mark in MARK_COLORS else ()
+        return self.paint(mark, *styles, "bold", "reverse")
 
 
 # ------------------------------------------------------------------------------ text
@@ -443,8 +578,8 @@ def _box_score(game: Game) -> str | None:
     return f"boxes: {marks[1]} {boxes[0]}, {marks[-1]} {boxes[1]}"
 
 
-def game_help(game: Game) -> str:
-    """The ``help`` text: the notation of ``game`` and the commands."""
+def game_help(game: Game, width: int = 80) -> str:
+    """The ``help`` text: the notation of ``game`` and the commands, wrapped to ``width``."""
     p = game.params
     if game.name == "connect4":
         moves = (
@@ -467,37 +602,71 @@ def game_help(game: Game) -> str:
             f"Type a point: its column letter a-{last} and its row number 1-{size} from the "
             f"bottom, like b2, or the two numbers column,row like 2,2. {n} in a row wins."
         )
-    return "\n".join(
-        (
-            moves,
-            "Commands: help (this), hint (the model's suggestion), undo (take back your last "
-            "move and the replies to it),",
-            "moves (the moves so far), board (draw the board again), quit (or end of input, "
-            "or Ctrl-C).",
-            "A hint lists the most searched moves: their share of the visits, and in brackets "
-            "their value,",
-            "from -1 (a loss) to +1 (a win) for the player to move; the outlook is the "
-            "network's win / draw / loss",
-            "estimate and the search's value of the position, on the same scale.",
+    if game.name != "dots_and_boxes":
+        moves += (
+            " The last stone is drawn in (parentheses), and the line that wins, once there is "
+            "one, in [brackets]."
         )
+    paragraphs = (
+        moves,
+        "Commands: help (this), hint (the model's suggestion), undo (take back your last move "
+        "and the replies to it), moves (the moves so far), board (draw the board again), quit "
+        "(or end of input, or Ctrl-C).",
+        "A hint lists the most searched moves, the one suggested first: their share of the "
+        "visits, and in parentheses their value, from -1 (a loss) to +1 (a win) for the player "
+        "to move. The outlook is what the move was chosen by: the search's value of the "
+        "position on the same scale, or the result the search proved; in parentheses, the "
+        "network's own win / draw / loss guess before searching (the network alone).",
     )
+    return "\n".join(fill(paragraph, width) for paragraph in paragraphs)
 
 
-def format_thought(thought: Thought, top_label: str, outlook_label: str) -> list[str]:
-    """Two lines: the most visited moves (share of visits, value) and the outlook.
+def signed(value: float) -> str:
+    """A value in [-1, 1] with its sign and two decimals: ``+0.31``, ``-1.00``, and ``+0.00``
+    for anything that rounds to zero (formatting -0.001 directly gives ``-0.00``)."""
+    # round() first, then + 0.0 turns the -0.0 it can return into 0.0.
+    return f"{round(value, 2) + 0.0:+.2f}"
 
-    Values and percentages are for the player to move in the position searched.
+
+PROVEN = {1.0: "a proven win", 0.0: "a proven draw", -1.0: "a proven loss"}
+WHY_CHOSEN = {
+    1.0: "the quickest proven win",
+    0.0: "it keeps the proven draw",
+    -1.0: "the position is lost and it holds out longest",
+    None: "the more searched moves are proven lost",
+}
+"""Why a search plays a move other than its most visited one (``Node.next``'s rules)."""
+
+
+def format_thought(
+    thought: Thought, top_label: str, outlook_label: str, chosen: str = "played"
+) -> list[str]:
+    """What a search found, in two lines (three when the move chosen is not the most visited).
+
+    The moves searched come with their share of the visits and their value, the move chosen
+    (``chosen``: played, suggested) first. The outlook puts what the move was chosen by
+    first: the search's value, or the result it proved; the network's own win / draw / loss
+    guess, from before the search ("the network alone"), follows in parentheses, and is left
+    out once the search has proved the result (beside a proof it only reads as a
+    contradiction). Values and percentages are for the player to move in the position
+    searched.
     """
-    moves = ", ".join(f"{m.move} {m.share:.0%} ({m.value:+.2f})" for m in thought.top)
-    first = f"  {top_label}: {moves}   [share of {thought.simulations} visits (value)]"
-    parts = []
-    if thought.wdl is not None:
-        win, draw, loss = thought.wdl
-        parts.append(f"win {win:.0%}, draw {draw:.0%}, loss {loss:.0%} (network)")
-    proven = {1.0: " (proven win)", 0.0: " (proven draw)", -1.0: " (proven loss)"}
-    suffix = proven.get(thought.proven, "") if thought.proven is not None else ""
-    parts.append(f"search value {thought.value:+.2f}{suffix}")
-    return [first, f"  {outlook_label}: " + "; ".join(parts)]
+    top = sorted(thought.top, key=lambda m: m.action != thought.action)  # stable: chosen first
+    moves = ", ".join(f"{m.move} {m.share:.0%} ({signed(m.value)})" for m in top)
+    lines = [f"  {top_label}: {moves}   [share of {thought.simulations} visits (value)]"]
+    first = top[0] if top and top[0].action == thought.action else None
+    if first is not None and any(m.visits > first.visits for m in top[1:]):
+        why = WHY_CHOSEN.get(thought.proven, WHY_CHOSEN[None])
+        lines.append(f"  {chosen} {first.move}, not the most searched move: {why}")
+    if thought.proven is not None:
+        outlook = f"{PROVEN[thought.proven]} (value {signed(thought.proven)})"
+    else:
+        outlook = f"search value {signed(thought.value)}"
+        if thought.wdl is not None:
+            win, draw, loss = thought.wdl
+            outlook += f" (the network alone: win {win:.0%}, draw {draw:.0%}, loss {loss:.0%})"
+    lines.append(f"  {outlook_label}: {outlook}")
+    return lines
 
 
 # ------------------------------------------------------------------------------ records
@@ -671,8 +840,12 @@ class Session:
         names: Mapping[int, str],
         show_thoughts: bool = True,
         save: Path | None = None,
+        width: int | None = None,
     ) -> None:
         self.new_game = new_game
+        self._width = width
+        """Columns to wrap help and thoughts to; None: the terminal's, asked each time (it
+        may have been resized)."""
         self.reader = reader
         self.out = out
         self.style = style
@@ -692,6 +865,17 @@ class Session:
         for line in lines:
             self.out.write(line + "\n")
         self.out.flush()
+
+    def width(self) -> int:
+        return self._width if self._width is not None else terminal_width()
+
+    def say_wrapped(self, *lines: str) -> None:
+        """Long lines (a game's introduction, a model's thoughts), wrapped with an indent on
+        a terminal, which would otherwise break them at its edge, flush left; written whole
+        into a file or a pipe, one line each, as a transcript is read and searched."""
+        if self._live or self._width is not None:
+            lines = tuple(fill(line, self.width(), columns=False) for line in lines)
+        self.say(*lines)
 
     def name(self, player: Player) -> str:
         return self.names.get(id(player), player.name)
@@ -757,7 +941,7 @@ class Session:
         game = self.new_game()
         self._start, self._seats, self._history = game, seats, []
         history = self._history
-        self.say(
+        self.say_wrapped(
             f"{title_of(game)}: {self.label(game, 1)} against {self.label(game, -1)}; "
             f"{_marks(game)[1]} moves first.",
             f"Type a move ({notation(game)}), or help, hint, undo, quit.",
@@ -813,7 +997,7 @@ class Session:
                 self.out.write("\r\x1b[K")
         self.say(f"{self.announce(game, game.player)} {game.format_move(action)}")
         if thought is not None and self.show_thoughts:
-            self.say(*format_thought(thought, "its search", "its outlook"))
+            self.say_wrapped(*format_thought(thought, "its search", "its outlook"))
         return action
 
     def result_line(self, game: Game) -> str:
@@ -861,7 +1045,7 @@ class Session:
             elif command in ("quit", "exit", "q"):
                 raise Leave("quit")
             elif command in ("help", "h", "?"):
-                self.say(game_help(game))
+                self.say(game_help(game, self.width()))
             elif command == "hint":
                 self.give_hint(game)
             elif command in ("undo", "u"):
@@ -907,7 +1091,7 @@ class Session:
             self.say(reason)
             return
         thought = player.think(game)
-        self.say(*format_thought(thought, "hint", "your outlook"))
+        self.say_wrapped(*format_thought(thought, "hint", "your outlook", chosen="suggested"))
 
 
 # ------------------------------------------------------------------------------ main

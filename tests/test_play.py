@@ -429,7 +429,9 @@ def tiny_model(tmp_path_factory) -> Path:
 
 THOUGHT = re.compile(r"^  its search: [a-c][1-3] \d+% \([+-]\d\.\d\d\)", re.M)
 OUTLOOK = re.compile(
-    r"^  its outlook: win \d+%, draw \d+%, loss \d+% \(network\); search value", re.M
+    r"^  its outlook: (search value [+-]\d\.\d\d \(the network alone: win \d+%, draw \d+%, "
+    r"loss \d+%\)|a proven (win|draw|loss) \(value [+-]\d\.00\))$",
+    re.M,
 )
 
 
@@ -442,7 +444,7 @@ def test_a_model_shows_what_it_thought_and_gives_hints(tmp_path, tiny_model):
     assert THOUGHT.search(out) and OUTLOOK.search(out)
     assert re.search(r"\[share of 1[56] visits \(value\)\]", out)
     assert re.search(r"^  hint: [a-c][1-3] \d+%", out, re.M)
-    assert re.search(r"^  your outlook: win \d+%, draw \d+%, loss \d+%", out, re.M)
+    assert re.search(r"^  your outlook: (search value|a proven)", out, re.M)
     assert "took back 2 moves: X b2, O " in out
     assert_finished(out)
 
@@ -472,7 +474,9 @@ class Scripted:
         return game.parse_move(self.moves.pop(0))
 
 
-def run_session(name: str, params: dict, typed: list[str], script: list[str]) -> str:
+def run_session(
+    name: str, params: dict, typed: list[str], script: list[str], width: int | None = None
+) -> str:
     from alphazero.players import HumanPlayer
 
     out = io.StringIO()
@@ -484,6 +488,7 @@ def run_session(name: str, params: dict, typed: list[str], script: list[str]) ->
         style=Style(False),
         hint=HintModel(),
         names={id(human): "you"},
+        width=width,
     )
     assert session.play(human, Scripted(script)) == 0
     return out.getvalue()
@@ -513,6 +518,59 @@ def test_undo_in_dots_and_boxes_goes_back_to_the_persons_previous_turn():
     )
     assert "X completes a box (boxes: X 1, O 0) and moves again" not in out
     assert "took back 3 moves: X a1-a2, O b1-b2, O c1-c2" in out
+
+
+def test_the_final_board_marks_the_winning_line():
+    out = run_session("tictactoe", {}, ["a1", "a2", "a3"], ["b1", "b2"])
+    boards = out.split("you play ")
+    final = boards[-1]
+    assert "result: X (you) wins" in final
+    assert [line for line in final.splitlines() if "[X]" in line] == [
+        " 3 [X] .  .  3",
+        " 2 [X] O  .  2",
+        " 1 [X] O  .  1",
+    ]
+    assert all("[" not in board for board in boards[:-1])  # only once it is won
+    out = run_session("connect4", {}, ["4", "4", "4", "4"], ["1", "2", "3"])
+    assert out.count("[X]") == 4 and "result: X (you) wins" in out
+    drawn = run_session("tictactoe", {}, ["b2", "c1", "a2", "b1", "c3"], ["a1", "a3", "c2", "b3"])
+    assert "result: draw" in drawn and "[" not in drawn.replace("[share", "")
+
+
+def test_the_winning_line_stands_out_in_colour():
+    board = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"]).render()
+    coloured = Style(True).board(board)
+    assert coloured.count("[\x1b[31;1;7mX\x1b[0m]") == 3  # red, bold, reversed
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == board
+
+
+def test_help_is_wrapped_to_the_terminal_width(tmp_path):
+    root = PLAY.parent
+    for columns in (60, 100):
+        env = {**os.environ, "COLUMNS": str(columns)}
+        for script in (root / "train.py", PLAY):
+            done = subprocess.run(
+                [sys.executable, str(script), "--help"],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr
+            wide = [line for line in done.stdout.splitlines() if len(line) > columns]
+            assert not wide, (script.name, columns, wide)
+    # A wide terminal keeps the tables side by side; everything is still there when narrow.
+    assert re.search(r"^  python play\.py --web +the board in your browser", done.stdout, re.M)
+    env = {**os.environ, "COLUMNS": "60"}
+    narrow = subprocess.run(
+        [sys.executable, str(PLAY), "--help"], capture_output=True, text=True, env=env
+    ).stdout
+    for words in ("JSON Lines", "gomoku15 (five)", "leave (end of input", "match.json"):
+        assert words in " ".join(narrow.split())
+    out = run_session("tictactoe", {}, ["help", "quit"], [], width=50)
+    shown = out[out.index("Type a point") : out.index("bye")]
+    assert "Commands: help" in shown and "network alone" in " ".join(shown.split())
+    assert max(len(line) for line in out.splitlines()) <= 50  # the game's introduction too
 
 
 def test_colour_only_on_a_terminal_without_no_color():
@@ -557,7 +615,9 @@ def test_thought_lines_and_records():
     )
     first, second = format_thought(thought, "its search", "its outlook")
     assert first == "  its search: 4 62% (+0.31), 3 20% (-0.05)   [share of 100 visits (value)]"
-    assert second == "  its outlook: win 50%, draw 20%, loss 30% (network); search value +0.25"
+    assert second == (
+        "  its outlook: search value +0.25 (the network alone: win 50%, draw 20%, loss 30%)"
+    )
 
     start = make("tictactoe")
     final = start.from_moves(["a1", "b1", "a2", "b2", "a3"])
@@ -573,6 +633,87 @@ def test_thought_lines_and_records():
         "score": 1,
         "winner": "human",
     }
+
+
+def test_a_proven_result_is_the_outlook_without_the_networks_contrary_guess():
+    # The issue's line: the network all but sure of a win beside a search that proved a loss.
+    thought = Thought(
+        action=3,
+        top=(MoveStat(3, "4", 40, 0.8, -1.0), MoveStat(2, "3", 10, 0.2, -1.0)),
+        wdl=(0.96, 0.03, 0.02),
+        value=-1.0,
+        proven=-1.0,
+        simulations=50,
+    )
+    outlook = format_thought(thought, "its search", "its outlook")[-1]
+    assert outlook == "  its outlook: a proven loss (value -1.00)"
+    assert "96%" not in outlook and "win" not in outlook
+
+
+def test_values_that_round_to_zero_print_as_plus_zero():
+    from alphazero.terminal import signed
+
+    assert [signed(v) for v in (-0.004, -0.0, 0.0, 0.004)] == ["+0.00"] * 4
+    assert (signed(-0.005001), signed(0.31), signed(-1.0)) == ("-0.01", "+0.31", "-1.00")
+    thought = Thought(
+        action=4,
+        top=(MoveStat(4, "b2", 30, 0.6, -0.001), MoveStat(0, "a3", 20, 0.4, 0.002)),
+        wdl=None,
+        value=-0.003,
+        proven=None,
+        simulations=50,
+    )
+    text = "\n".join(format_thought(thought, "its search", "its outlook"))
+    assert "-0.00" not in text
+    assert "b2 60% (+0.00), a3 40% (+0.00)" in text and "search value +0.00" in text
+
+
+def test_the_web_page_prints_values_that_round_to_zero_as_plus_zero():
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    from alphazero.play import web
+
+    script = (Path(web.__file__).parent / "static" / "app.js").read_text()
+    signed = re.search(r"^function signed\(value\) \{.*?^\}", script, re.M | re.S)
+    assert signed is not None
+    values = [-0.004, -0.0, 0.004, -0.31, 1]
+    program = f"{signed.group(0)}\nconsole.log(JSON.stringify({values}.map(signed)));"
+    shown = subprocess.run([node, "-e", program], capture_output=True, text=True, timeout=60)
+    assert json.loads(shown.stdout) == ["+0.00", "+0.00", "+0.00", "\u22120.31", "+1.00"]
+
+
+class FirstColumnNet:
+    """Priors all but certain of the first column; every position even (W/D/L 10/80/10)."""
+
+    def __call__(self, planes):
+        logits = np.zeros((len(planes), 7))
+        logits[:, 0] = 4.0
+        return logits, np.zeros(len(planes))
+
+    def evaluate(self, planes):
+        return np.zeros((len(planes), 7)), np.tile([0.1, 0.8, 0.1], (len(planes), 1))
+
+
+def test_in_a_lost_position_the_move_played_leads_the_search_list():
+    # X to move is lost: O threatens column 2. Once the search has proved the loss, its
+    # visits follow the priors, to column 1 (which loses at once); the move played is the
+    # one that holds out longest, the block in column 2.
+    game = make("connect4").from_moves(list("37225313143232"))
+    player = ModelPlayer("fake", game, 100, inference=FirstColumnNet(), top=7)
+    thought = player.think(game)
+    assert thought.proven == -1.0 and thought.action == 1
+    most_visited = max(thought.top, key=lambda m: m.visits)
+    assert most_visited.move == "1"  # the case in question: the move played is not it
+    assert thought.top[0].action == thought.action
+    lines = format_thought(thought, "its search", "its outlook")
+    assert lines[0].startswith("  its search: 2 ")
+    assert lines[1] == (
+        "  played 2, not the most searched move: the position is lost and it holds out longest"
+    )
+    assert lines[2] == "  its outlook: a proven loss (value -1.00)"
+    hint = format_thought(thought, "hint", "your outlook", chosen="suggested")
+    assert hint[1].startswith("  suggested 2, not the most searched move")
 
 
 class FakeNet:

@@ -174,7 +174,9 @@ function percent(share) {
 }
 
 function signed(value) {
-  return (value >= 0 ? "+" : "−") + Math.abs(value).toFixed(2);
+  // Rounded first: -0.001 is "+0.00", not "−0.00" (Number("-0.00") is -0, and -0 >= 0).
+  const rounded = Number(value.toFixed(2));
+  return (rounded >= 0 ? "+" : "−") + Math.abs(rounded).toFixed(2);
 }
 
 function boxesText(state) {
@@ -553,8 +555,10 @@ function drawThinking(state) {
   $("thinking-title").textContent = hint
     ? `Hint: ${thought.chosen_move} (${thought.simulations} visits)`
     : `The model played ${thought.chosen_move} (${thought.simulations} visits)`;
-  // The bar reads from the person's side: you win / draw / the model wins.
-  const wdl = thought.wdl;
+  // The bar reads from the person's side: you win / draw / the model wins. It is the
+  // network's guess before searching: once the search has proved the result, the proof
+  // alone is shown (beside it the guess only reads as a contradiction).
+  const wdl = thought.proven === null ? thought.wdl : null;
   $("wdl").hidden = !wdl;
   if (wdl) {
     const forYou = mover === state.human ? wdl : [wdl[2], wdl[1], wdl[0]];
@@ -564,7 +568,7 @@ function drawThinking(state) {
     bar.children[0].style.width = `${win * 100}%`;
     bar.children[1].style.width = `${draw * 100}%`;
     bar.children[2].style.width = `${loss * 100}%`;
-    $("wdl-legend").textContent = `network's estimate: you win ${percent(win)}, draw ${percent(draw)}, the model wins ${percent(loss)}`;
+    $("wdl-legend").textContent = `the network alone, before searching: you win ${percent(win)}, draw ${percent(draw)}, the model wins ${percent(loss)}`;
   } else {
     $("wdl-legend").textContent = "";
   }
