@@ -2,7 +2,8 @@
 
 Everything that decides what happens next (model and optimizer, buffer, counters, random
 state) is in the checkpoint, so ``--resume`` continues exactly where a run stopped. A run
-killed at any moment loses at most the iteration in flight.
+killed at any moment loses at most the iteration in flight; Ctrl-C keeps that iteration's
+finished games too (``pending_selfplay.npz``), and ``--resume`` plays only the rest.
 """
 
 from __future__ import annotations
@@ -20,22 +21,28 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 
 # isort: split
 
+from . import progress as progress_bars
 from .arena import format_elo
 from .checkpoints import (
     BEST_FILE,
     CONFIG_FILE,
+    METRICS_FILE,
+    PENDING_FILE,
     CheckpointError,
+    PendingGames,
     RunDir,
     TrainingDiverged,
     append_metrics,
     describe_files,
 )
 from .config import Config
-from .games import make
+from .games import Game, make
 from .interrupts import deferred_interrupt, interrupted_message
+from .progress import RunProgress
 from .replay_buffer import ReplayBuffer
 from .run_guard import RunLock, move_aside
-from .workers import make_backend
+from .selfplay import Examples, SelfPlayStats
+from .workers import SelfPlayInterrupted, make_backend
 
 
 @dataclass
@@ -49,6 +56,8 @@ class RunState:
     selfplay_seconds: float = 0.0
     train_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    """Wall time of the saved iterations (an interrupted one's lost part not counted)."""
     ladder: dict[str, float] | None = None
     """Elo ratings of the evaluation opponents, measured once per run."""
     best_elo: float | None = None
@@ -70,6 +79,7 @@ class RunState:
                 "selfplay_seconds": self.selfplay_seconds,
                 "train_seconds": self.train_seconds,
                 "cpu_seconds": self.cpu_seconds,
+                "wall_seconds": self.wall_seconds,
             },
             "ladder": self.ladder,
             "best_elo": self.best_elo,
@@ -81,6 +91,7 @@ class RunState:
     @classmethod
     def from_metadata(cls, meta: dict[str, Any]) -> RunState:
         timings = meta.get("timings", {})
+        selfplay, train = timings.get("selfplay_seconds", 0.0), timings.get("train_seconds", 0.0)
         return cls(
             iteration=int(meta["iteration"]),
             games=int(meta.get("games", 0)),
@@ -89,6 +100,8 @@ class RunState:
             selfplay_seconds=float(timings.get("selfplay_seconds", 0.0)),
             train_seconds=float(timings.get("train_seconds", 0.0)),
             cpu_seconds=float(timings.get("cpu_seconds", 0.0)),
+            # Runs from before it was recorded: their self-play and training, most of it.
+            wall_seconds=float(timings.get("wall_seconds", selfplay + train)),
             ladder=meta.get("ladder"),
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
@@ -138,8 +151,11 @@ def _train(
     from .network import InferenceModel, build_network
     from .trainer import Trainer
 
-    if resume:
-        run = RunDir.open(run_path)
+    run = RunDir.open(run_path) if resume else None
+    # Ctrl-C in the first iteration leaves only its kept games: the run starts from its
+    # config as a new one would (same seed, same network), with those games.
+    first_kept = run is not None and run.earlier_run_files() == [PENDING_FILE]
+    if run is not None and not first_kept:
         run.remove_temp_files()  # a kill's leftovers (no one else saves: we hold the lock)
         config = run.load_config()
         model, buffer, meta = run.load()
@@ -154,22 +170,34 @@ def _train(
         _repair_metrics(run.path, state.iteration)
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
-        _log(progress, f"resuming {run.path} at iteration {state.iteration}")
+        started = f"resuming {run.path} at iteration {state.iteration}"
     else:
-        if overwrite and (moved := move_aside(run_path)) is not None:
-            aside, files = moved
-            print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
-        run = RunDir.create(run_path, config)
+        if run is not None:
+            run.remove_temp_files()
+            config = run.load_config()
+            _check_model_opponents(config)
+            started = f"resuming {run.path} at iteration 0"
+        else:
+            if overwrite and (moved := move_aside(run_path)) is not None:
+                aside, files = moved
+                print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
+            run = RunDir.create(run_path, config)
+            started = f"new run in {run.path}"
         keras.utils.set_random_seed(config.seed)
         game = make(config.game.name, **config.game.params)
         model = build_network(game.plane_shape, game.num_actions, config.network)
         buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
         state = RunState()
         rng = np.random.default_rng(config.seed)
-        _log(progress, f"new run in {run.path}")
 
     def new_game():
         return make(config.game.name, **config.game.params)
+
+    pending = _kept_games(run, new_game(), state.iteration)
+    if pending is not None:
+        rng.bit_generator.state = pending.rng  # these games' own draws are behind it
+        started += f"; {_kept_line(pending, config)}"
+    _log(progress, started)
 
     trainer = Trainer(model, config.train)
     inference = InferenceModel(
@@ -181,79 +209,123 @@ def _train(
     stop_at = config.iterations
     if max_iterations is not None:
         stop_at = min(stop_at, state.iteration + max_iterations)
+    tracker = RunProgress(config.iterations, _last_speeds(run.path, config))
+    # The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint.
+    in_flight: PendingGames | None = None
 
     try:
-        while state.iteration < stop_at:
-            cpu_start = time.process_time()
-            iteration = state.iteration + 1
-
-            examples, stats = backend.play(config.selfplay.games_per_iteration, rng)
-            buffer.add(examples.planes, examples.policies, examples.values)
-
-            train_metrics: dict[str, float] = {}
-            train_start = time.perf_counter()
-            train_cpu_start = time.process_time()
-            window = config.replay.window(state.positions + len(examples))
-            if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
-                train_metrics = trainer.train(
-                    lambda n, window=window: buffer.sample(n, rng, window),
-                    config.train.steps_per_iteration,
-                    progress,
+        with tracker.active():
+            while state.iteration < stop_at:
+                cpu_start = time.process_time()
+                iteration = state.iteration + 1
+                kept, pending = pending, None
+                to_play = config.selfplay.games_per_iteration
+                if kept is not None:
+                    to_play = 0 if kept.complete else max(0, to_play - kept.games)
+                kept_stats = SelfPlayStats.from_dict(kept.stats) if kept is not None else None
+                tracker.start_iteration(
+                    iteration,
+                    _plan(config, iteration, to_play),
+                    state.wall_seconds,
+                    spent=kept_stats.seconds if kept_stats is not None else 0.0,
                 )
-                state.train_steps += config.train.steps_per_iteration
-                _check_finite(train_metrics, iteration, run)
-            train_seconds = time.perf_counter() - train_start
-            train_cpu_seconds = time.process_time() - train_cpu_start
 
-            evaluation, is_best = _evaluate(model, config, new_game, state, iteration, progress)
+                with tracker.phase("self-play"):
+                    try:
+                        examples, stats = (
+                            backend.play(to_play, rng)
+                            if to_play
+                            else (Examples.empty(new_game()), SelfPlayStats())
+                        )
+                    except SelfPlayInterrupted as stop:
+                        if stop.stats.games:  # else the kept file (if any) is still right
+                            examples, stats = _after(kept, stop.examples, stop.stats, new_game)
+                            in_flight = _pending(iteration, examples, stats, rng, complete=False)
+                        raise
+                examples, stats = _after(kept, examples, stats, new_game)
+                in_flight = _pending(iteration, examples, stats, rng, complete=True)
+                buffer.add(examples.planes, examples.policies, examples.values)
 
-            state.iteration = iteration
-            state.games += stats.games
-            state.positions += len(examples)
-            state.selfplay_seconds += stats.seconds
-            state.train_seconds += train_seconds
-            state.cpu_seconds += time.process_time() - cpu_start
-            if not backend.in_process:  # the workers' CPU is not this process's
-                state.cpu_seconds += stats.cpu_seconds
-            record = {
-                "iteration": iteration,
-                "games": state.games,
-                "positions": state.positions,
-                "buffer": len(buffer),
-                "window": window,
-                "selfplay": stats.summary(),
-                "train": train_metrics,
-                "train_seconds": train_seconds,
-                "train_cpu_seconds": train_cpu_seconds,
-                "cpu_seconds": state.cpu_seconds,
-            }
-            if evaluation is not None:
-                record["evaluation"] = evaluation
-            if _tracks_solved_positions(config):
-                record["connect4_positions"] = _solved_positions(inference)
-            if is_best:
-                state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
-            if is_best or state.best_rule is None:
-                state.best_rule = (
-                    "highest Elo against the evaluation ladder"
-                    if config.evaluation.every
-                    else "latest (evaluation.every is 0)"
+                train_metrics: dict[str, float] = {}
+                train_start = time.perf_counter()
+                train_cpu_start = time.process_time()
+                window = config.replay.window(state.positions + len(examples))
+                if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
+                    with tracker.phase("train"):
+                        train_metrics = trainer.train(
+                            lambda n, window=window: buffer.sample(n, rng, window),
+                            config.train.steps_per_iteration,
+                            progress,
+                        )
+                    state.train_steps += config.train.steps_per_iteration
+                    _check_finite(train_metrics, iteration, run)
+                else:
+                    tracker.skip("train")
+                train_seconds = time.perf_counter() - train_start
+                train_cpu_seconds = time.process_time() - train_cpu_start
+
+                evaluation_start = time.perf_counter()
+                with tracker.phase("evaluation"):
+                    evaluation, is_best = _evaluate(
+                        model, config, new_game, state, iteration, progress
+                    )
+                evaluation_seconds = time.perf_counter() - evaluation_start
+
+                state.iteration = iteration
+                state.games += stats.games
+                state.positions += len(examples)
+                state.selfplay_seconds += stats.seconds
+                state.train_seconds += train_seconds
+                state.cpu_seconds += time.process_time() - cpu_start
+                if not backend.in_process:  # the workers' CPU is not this process's
+                    state.cpu_seconds += stats.cpu_seconds
+                elif kept_stats is not None:  # an earlier process's, for the kept games
+                    state.cpu_seconds += kept_stats.cpu_seconds
+                record = {
+                    "iteration": iteration,
+                    "games": state.games,
+                    "positions": state.positions,
+                    "buffer": len(buffer),
+                    "window": window,
+                    "selfplay": stats.summary(),
+                    "train": train_metrics,
+                    "train_seconds": train_seconds,
+                    "train_cpu_seconds": train_cpu_seconds,
+                    "cpu_seconds": state.cpu_seconds,
+                }
+                if evaluation is not None:
+                    record["evaluation"] = evaluation
+                    record["evaluation_seconds"] = evaluation_seconds
+                if _tracks_solved_positions(config):
+                    record["connect4_positions"] = _solved_positions(inference)
+                if is_best:
+                    state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
+                if is_best or state.best_rule is None:
+                    state.best_rule = (
+                        "highest Elo against the evaluation ladder"
+                        if config.evaluation.every
+                        else "latest (evaluation.every is 0)"
+                    )
+                state.wall_seconds += tracker.iteration_seconds()
+                meta = {
+                    **state.to_metadata(),
+                    "game": {"name": config.game.name, "params": dict(config.game.params)},
+                    "metrics": record,
+                    "rng": rng.bit_generator.state,
+                }
+                keep = bool(config.checkpoint.keep_every) and (
+                    iteration % config.checkpoint.keep_every == 0
                 )
-            meta = {
-                **state.to_metadata(),
-                "game": {"name": config.game.name, "params": dict(config.game.params)},
-                "metrics": record,
-                "rng": rng.bit_generator.state,
-            }
-            keep = bool(config.checkpoint.keep_every) and (
-                iteration % config.checkpoint.keep_every == 0
-            )
-            with deferred_interrupt():
-                run.save(iteration, model, buffer, meta, keep=keep, is_best=is_best)
-                append_metrics(run.path, record)
-            _write_tensorboard(run.path, record)
-            _log(progress, _summary_line(record))
+                with deferred_interrupt():
+                    run.save(iteration, model, buffer, meta, keep=keep, is_best=is_best)
+                    in_flight = None  # the checkpoint holds the games now
+                    run.discard_pending()
+                    append_metrics(run.path, record)
+                _write_tensorboard(run.path, record)
+                _log(progress, _summary_line(record, config.iterations, tracker))
     except KeyboardInterrupt:
+        if in_flight is not None:
+            _keep(run, in_flight)
         print(f"\n{interrupted_message(run.path)}", file=sys.stderr)
         return state
     finally:
@@ -272,6 +344,113 @@ def _train(
             f"python train.py --resume --run-dir {run.path}",
         )
     return state
+
+
+def _kept_games(run: RunDir, game: Game, saved: int) -> PendingGames | None:
+    """The kept games of the iteration after checkpoint ``saved``, if any. A file of an
+    iteration the checkpoint holds (a crash after the save, before its removal) goes; one of
+    an iteration beyond the next (a checkpoint put back from a backup?) is an error, as no
+    network of this run played them."""
+    pending = run.load_pending(game.plane_shape, game.num_actions)
+    if pending is None or pending.iteration == saved + 1:
+        return pending
+    if pending.iteration <= saved:
+        run.discard_pending()
+        return None
+    raise CheckpointError(
+        f"{run.path / PENDING_FILE}: holds games of iteration {pending.iteration}, but the "
+        f"checkpoint holds iteration {saved}; remove the file to go on from iteration {saved + 1}"
+    )
+
+
+def _kept_line(pending: PendingGames, config: Config) -> str:
+    if pending.complete:
+        return f"iteration {pending.iteration}'s {pending.games} games were played before the stop"
+    return (
+        f"{pending.games} of iteration {pending.iteration}'s "
+        f"{config.selfplay.games_per_iteration} games were played before the stop"
+    )
+
+
+def _after(
+    kept: PendingGames | None, examples: Examples, stats: SelfPlayStats, new_game: Any
+) -> tuple[Examples, SelfPlayStats]:
+    """The kept games (if any) followed by ``examples`` and ``stats``, played after them."""
+    if kept is None:
+        return examples, stats
+    before = Examples(kept.planes, kept.policies, kept.values)
+    combined = SelfPlayStats.from_dict(kept.stats)
+    combined.add(stats, after=True)
+    return Examples.concatenate([before, examples], new_game()), combined
+
+
+def _pending(
+    iteration: int,
+    examples: Examples,
+    stats: SelfPlayStats,
+    rng: np.random.Generator,
+    complete: bool,
+) -> PendingGames:
+    return PendingGames(
+        iteration=iteration,
+        planes=examples.planes,
+        policies=examples.policies,
+        values=examples.values,
+        stats=stats.to_dict(),
+        rng=rng.bit_generator.state,
+        complete=complete,
+    )
+
+
+def _keep(run: RunDir, pending: PendingGames) -> None:
+    """Save the finished games of the interrupted iteration (a second Ctrl-C waits)."""
+    try:
+        with deferred_interrupt():
+            run.save_pending(pending)
+    except OSError as error:
+        print(
+            f"warning: could not keep iteration {pending.iteration}'s finished games in "
+            f"{run.path / PENDING_FILE} ({error})",
+            file=sys.stderr,
+        )
+
+
+def _plan(config: Config, iteration: int, games: int) -> dict[str, float]:
+    """The iteration's phases and their units, for its ETA."""
+    plan = {"self-play": float(games)}
+    if config.train.steps_per_iteration:
+        plan["train"] = float(config.train.steps_per_iteration)
+    if config.evaluation.every and iteration % config.evaluation.every == 0:
+        plan["evaluation"] = 1.0
+    return plan
+
+
+def _last_speeds(run_path: Path, config: Config) -> dict[str, float]:
+    """Seconds per game, per training step and per evaluation in the run's metrics so far,
+    so that a resumed run's first iteration has an ETA from the start."""
+    import json
+
+    path = run_path / METRICS_FILE
+    speeds: dict[str, float] = {}
+    if not path.is_file():
+        return speeds
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return speeds
+    for line in lines[-max(config.evaluation.every, 1) :]:  # back to the last evaluation
+        try:
+            record = json.loads(line)
+            selfplay = record["selfplay"]
+            if selfplay["games"]:
+                speeds["self-play"] = selfplay["seconds"] / selfplay["games"]
+            if record["train"] and config.train.steps_per_iteration:
+                speeds["train"] = record["train_seconds"] / config.train.steps_per_iteration
+            if "evaluation_seconds" in record:
+                speeds["evaluation"] = record["evaluation_seconds"]
+        except (ValueError, KeyError, TypeError, ZeroDivisionError):
+            continue
+    return speeds
 
 
 def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:
@@ -429,7 +608,10 @@ def _repair_metrics(run_path: Path, iteration: int) -> None:
         atomic_write_text(path, "".join(f"{line}\n" for line in kept))
 
 
-def _summary_line(record: dict[str, Any]) -> str:
+def _summary_line(
+    record: dict[str, Any], iterations: int | None = None, tracker: RunProgress | None = None
+) -> str:
+    """The iteration in one line (``iteration 3/30: ...``), with its time and the run's."""
     sp = record["selfplay"]
     tr = record["train"]
     losses = (
@@ -450,19 +632,25 @@ def _summary_line(record: dict[str, Any]) -> str:
             f"; solved positions: policy {solved['policy_correct']:.1%} correct, "
             f"value {solved['value_result']:.1%} right"
         )
+    timing = ""
+    if tracker is not None:
+        seconds = tracker.iteration_seconds()
+        timing = (
+            f"; {progress_bars.format_seconds(seconds)} "
+            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)})"
+        )
+    of = f"/{iterations}" if iterations is not None else ""
     return (
-        f"iteration {record['iteration']}: {sp['games']} games "
+        f"iteration {record['iteration']}{of}: {sp['games']} games "
         f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "
         f"draws {sp['draw_rate']:.0%}, {sp['mean_length']:.1f} moves), "
-        f"{sp['simulations_per_second']:.0f} sims/s; {losses}{evaluation}"
+        f"{sp['simulations_per_second']:.0f} sims/s; {losses}{evaluation}{timing}"
     )
 
 
 def _log(enabled: bool, text: str) -> None:
     if enabled:
-        from tqdm import tqdm
-
-        tqdm.write(text)
+        progress_bars.write(text)
 
 
 def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, float]:
