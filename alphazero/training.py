@@ -537,7 +537,7 @@ def _evaluate(
     Evaluation draws its randomness from seeds of its own, so the training run's random
     state (and hence ``--resume``) does not depend on it.
     """
-    from .evaluation import ELO_BOUND, calibrate_ladder, evaluate
+    from .evaluation import calibrate_ladder, evaluate
 
     every = config.evaluation.every
     if not every:
@@ -553,9 +553,10 @@ def _evaluate(
     )
     result["ladder"] = state.ladder
     state.elo_history.append((iteration, result["elo"]))
-    # A sweep of the whole ladder rates at the bound, whatever the margin: the ladder can no
-    # longer tell such models apart, and the later one has trained longer.
-    is_best = state.best_elo is None or result["elo"] > state.best_elo or result["elo"] >= ELO_BOUND
+    # Ties go to the later model: a sweep of the whole ladder rates at the bound and a model
+    # that only draws a perfect player at its rating, whatever the margin, so equal ratings
+    # are models the ladder cannot tell apart, and the later one has trained longer.
+    is_best = state.best_elo is None or result["elo"] >= state.best_elo
     if is_best:
         state.best_elo = result["elo"]
     return result, is_best

@@ -600,8 +600,9 @@ def test_a_hostile_run_config_is_one_line_on_resume_and_in_play(tmp_path, text, 
         assert len(lines) == 1 and str(run / "config.yaml") in lines[0] and message in lines[0]
 
 
-def test_a_later_sweep_of_the_ladder_becomes_the_best(monkeypatch):
-    """Two sweeps rate alike at the bound; the later model has trained longer."""
+def test_a_later_model_rated_alike_becomes_the_best(monkeypatch):
+    """Two sweeps rate alike at the bound (as two draws against perfect play rate alike at
+    its rating): the later model has trained longer."""
     import alphazero.evaluation as evaluation
     from alphazero.config import Config
     from alphazero.training import RunState, _evaluate
