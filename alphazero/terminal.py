@@ -419,16 +419,15 @@ def pretrained_dirs() -> list[Path]:
 
 def _config_game(config: Path) -> tuple[str, dict[str, int]] | None:
     """The game (name, full parameters) a config or run folder's config trains, if readable."""
-    import yaml
-
+    from .config import ConfigError, read_yaml
     from .games import make
 
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    try:  # the bounded loader: any config.yaml under checkpoints/ is read here, unasked
+        data = read_yaml(config)
         game = data["game"]
         name = str(game["name"])
         return name, make(name, **(game.get("params") or {})).params
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError, GameError):
+    except (ConfigError, ValueError, TypeError, KeyError, AttributeError, GameError):
         return None
 
 

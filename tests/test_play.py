@@ -798,3 +798,16 @@ def test_symmetric_applies_to_model_specs(tmp_path):
     play([*args, "--sims", "20", "--games", "2", "--quiet", "--save", "g.jsonl"], b"", tmp_path)
     records = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
     assert records[0]["players"] == {"X": "model:tictactoe:20:symmetric", "O": "random"}
+
+
+def test_a_hostile_config_met_while_looking_for_a_model_is_skipped(tmp_path):
+    """play.py reads every run's config.yaml to find a model for the game: a deeply nested
+    one (a RecursionError in plain yaml.safe_load) is passed over, not a crash."""
+    from alphazero.terminal import _config_game
+
+    nested = tmp_path / "nested.yaml"
+    nested.write_text("game: " + "[" * 5000 + "]" * 5000)
+    assert _config_game(nested) is None
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("game: {name: connect4}")
+    assert _config_game(plain) == ("connect4", {"rows": 6, "cols": 7, "n_in_row": 4})
