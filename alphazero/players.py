@@ -230,7 +230,8 @@ class ModelPlayer:
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
         for game, root, estimate in zip(games, roots, estimates, strict=True):
-            chosen = root.next(0.0, self.rng).node
+            choice = root.next(0.0, self.rng)
+            chosen = choice.node
             # The move played first: a proven result can make it other than the most
             # visited (a lost position's longest defence), and a list headed by another
             # move reads as if that one had been played.
@@ -242,10 +243,7 @@ class ModelPlayer:
                 if (c.N > 0 or c is chosen) and (action := c.action) is not None
             )
             visits = sum(c.N for c in children)
-            # Children's V are already for the player to move at the root.
-            value = root.solved
-            if value is None:
-                value = sum(c.V * c.N for c in children) / visits if visits else 0.0
+            value = choice.value  # the search's value for the player to move at the root
             if self.reuse_tree:
                 self._keep(chosen)
             thoughts.append(Thought(chosen.action, top, estimate, value, root.solved, visits))
