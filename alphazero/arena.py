@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
-
+from . import progress as progress_bars
 from .games.base import Game
 from .players import BatchPlayer, Player
 
@@ -135,8 +134,7 @@ def play_match(
     # seats[i][+1] is who moves first in game i
     seats = [{1: player, -1: opponent} if i % 2 == 0 else {1: opponent, -1: player}
              for i in range(games)]  # fmt: skip
-    bar = tqdm(total=games, desc=f"{player.name} vs {opponent.name}", unit="game",
-               disable=not progress, leave=False)  # fmt: skip
+    bar = progress_bars.bar(games, f"{player.name} vs {opponent.name}", "game", enabled=progress)
     unfinished = set(range(games))
     while unfinished:
         for mover in (player, opponent):

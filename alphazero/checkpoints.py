@@ -9,6 +9,7 @@ Layout::
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
     metrics.jsonl            one JSON line per iteration, appended by the training loop
     tensorboard/             the same metrics for TensorBoard
+    pending_selfplay.npz     after Ctrl-C mid-iteration: that iteration's finished games
 
 ``metadata.json`` is the single source of truth. ``RunDir.save`` writes every new file under
 a fresh name first and replaces ``metadata.json`` atomically only once they are all durable;
@@ -25,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import json
 import os
 import shutil
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +56,8 @@ MODELS_DIR = "models"
 LATEST_FILE = "latest.keras"
 BEST_FILE = "best.keras"
 TENSORBOARD_DIR = "tensorboard"
+PENDING_FILE = "pending_selfplay.npz"
+PENDING_FORMAT = 1
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 
@@ -165,6 +170,90 @@ def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, A
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+@dataclass
+class PendingGames:
+    """The finished self-play games of iteration ``iteration``, kept when Ctrl-C stopped it
+    before its checkpoint, so that ``--resume`` plays only the games still missing."""
+
+    iteration: int
+    planes: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+    stats: dict[str, Any]
+    """``SelfPlayStats.to_dict()`` of these games."""
+    rng: dict[str, Any]
+    """The training generator's state after these games: the rest of the iteration draws
+    from there (the checkpoint's state would replay these games' own draws)."""
+    complete: bool
+    """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
+    evaluation): the resumed iteration then goes on exactly as it would have."""
+
+    @property
+    def games(self) -> int:
+        return int(self.stats.get("games", 0))
+
+
+def _pending_bytes(pending: PendingGames) -> bytes:
+    info = {
+        "format": PENDING_FORMAT,
+        "iteration": pending.iteration,
+        "stats": pending.stats,
+        "rng": pending.rng,
+        "complete": pending.complete,
+    }
+    text = json.dumps(info, default=_json_default)
+    data = io.BytesIO()
+    np.savez_compressed(
+        data,
+        info=np.frombuffer(text.encode("utf-8"), dtype=np.uint8),  # no pickle, no object array
+        planes=pending.planes,
+        policies=pending.policies,
+        values=pending.values,
+    )
+    return data.getvalue()
+
+
+def _read_pending(file: Path) -> PendingGames:
+    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``."""
+
+    def fail(what: str) -> CheckpointError:
+        return CheckpointError(
+            f"{file}: {what} (the kept games of an interrupted iteration; remove the file to "
+            f"play them again)"
+        )
+
+    # np.load takes other bytes for a pickle, and refuses them with advice to unpickle.
+    if not zipfile.is_zipfile(file):
+        raise fail("not a pending games file (not an .npz archive)")
+    try:
+        with np.load(file, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in ("info", "planes", "policies", "values")}
+        info = json.loads(arrays["info"].tobytes().decode("utf-8"))
+        if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
+            raise fail(f"not a pending games file of format {PENDING_FORMAT}")
+        pending = PendingGames(
+            iteration=int(info["iteration"]),
+            planes=arrays["planes"],
+            policies=arrays["policies"],
+            values=arrays["values"],
+            stats=dict(info["stats"]),
+            rng=dict(info["rng"]),
+            complete=bool(info["complete"]),
+        )
+    except CheckpointError:
+        raise
+    except ValueError as error:
+        if "pickle" in str(error):  # an object array: the same advice, in other words
+            raise fail("not a pending games file (it holds Python objects)") from None
+        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+    except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
+        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+    n = len(pending.values)
+    if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
+        raise fail("its arrays disagree in length")
+    return pending
 
 
 # --------------------------------------------------------------------- model loading
@@ -356,7 +445,7 @@ class RunDir:
         if earlier := self.earlier_run_files():
             resume = (
                 "continue it with --resume"
-                if METADATA_FILE in earlier
+                if METADATA_FILE in earlier or earlier == [PENDING_FILE]
                 else f"it needs its {METADATA_FILE} back to --resume"
             )
             raise CheckpointError(
@@ -366,8 +455,9 @@ class RunDir:
             )
 
     def earlier_run_files(self) -> list[str]:
-        """What a run has saved here, relative to the folder: metadata, models, buffers and
-        metrics (not ``config.yaml``, written before anything is trained, nor temp files)."""
+        """What a run has saved here, relative to the folder: metadata, models, buffers,
+        metrics and kept games (not ``config.yaml``, written before anything is trained, nor
+        temp files)."""
         if not self.path.is_dir():
             return []
         found = [n for n in (METADATA_FILE, LATEST_FILE, BEST_FILE) if (self.path / n).exists()]
@@ -377,6 +467,8 @@ class RunDir:
         found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=lambda n: (len(n), n))
         if (self.path / METRICS_FILE).exists():
             found.append(METRICS_FILE)
+        if (self.path / PENDING_FILE).exists():
+            found.append(PENDING_FILE)
         tensorboard = self.path / TENSORBOARD_DIR
         if tensorboard.is_dir() and any(tensorboard.iterdir()):
             found.append(f"{TENSORBOARD_DIR}/")
@@ -529,6 +621,40 @@ class RunDir:
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
         self.remove_temp_files()
+
+    # --------------------------------------------------- games of an interrupted iteration
+    def save_pending(self, pending: PendingGames) -> None:
+        """Keep ``pending`` in ``pending_selfplay.npz`` (atomically: a kill leaves the
+        earlier file or this one)."""
+        atomic_write_bytes(self.path / PENDING_FILE, _pending_bytes(pending))
+
+    def load_pending(
+        self, plane_shape: tuple[int, ...] | None = None, num_actions: int | None = None
+    ) -> PendingGames | None:
+        """The kept games, or None if there are none; a damaged file, or one of examples
+        shaped otherwise than ``plane_shape`` and ``num_actions``, is a one-line
+        ``CheckpointError``."""
+        file = self.path / PENDING_FILE
+        if not file.is_file():
+            return None
+        pending = _read_pending(file)
+        planes, actions = tuple(pending.planes.shape[1:]), pending.policies.shape[1:]
+        if (plane_shape is not None and planes != tuple(plane_shape)) or (
+            num_actions is not None and actions != (num_actions,)
+        ):
+            raise CheckpointError(
+                f"{file}: its games are not of this run's game (planes {list(planes)}, "
+                f"{list(actions)} actions); remove the file to play them again"
+            )
+        return pending
+
+    def discard_pending(self) -> None:
+        """Forget the kept games (a checkpoint holds them now)."""
+        try:
+            (self.path / PENDING_FILE).unlink()
+        except FileNotFoundError:
+            return
+        _fsync_dir(self.path)
 
     # ------------------------------------------------------------------------ loading
     def load(

@@ -47,12 +47,26 @@ def interrupted_message(run_path: str | os.PathLike[str] | None) -> str:
     from .checkpoints import CheckpointError, RunDir
 
     run = RunDir(run_path) if run_path is not None else None
-    if run is None or not run.has_checkpoint:
-        return "interrupted before the first checkpoint; nothing saved"
     try:
-        holds = f"holds iteration {run.read_metadata()['iteration']}"
-    except CheckpointError:  # damaged: resuming will say how, in one line
-        holds = "is as it was"
+        pending = run.load_pending() if run is not None else None
+    except CheckpointError:
+        pending = None
+    if run is None or (not run.has_checkpoint and pending is None):
+        return "interrupted before the first checkpoint; nothing saved"
+    kept = (
+        f"{pending.games} finished game{'s' * (pending.games != 1)} of iteration "
+        f"{pending.iteration}"
+        if pending is not None
+        else ""
+    )
+    if not run.has_checkpoint:
+        holds = f"holds {kept}"
+    else:
+        try:
+            holds = f"holds iteration {run.read_metadata()['iteration']}"
+            holds += f" and {kept}" if kept else ""
+        except CheckpointError:  # damaged: resuming will say how, in one line
+            holds = "is as it was"
     return (
         f"interrupted: {run.path} {holds}; continue with: "
         f"python train.py --resume --run-dir {run.path}"

@@ -7,13 +7,14 @@ outcome is the final result from the point of view of the player to move in that
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm import tqdm
 
+from . import progress as progress_bars
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
 from .search import (
@@ -42,6 +43,26 @@ class Examples:
 
     def __len__(self) -> int:
         return len(self.values)
+
+    @classmethod
+    def empty(cls, game: Game) -> Examples:
+        """No examples, shaped for ``game``."""
+        return cls(
+            planes=np.zeros((0, *game.encode().shape), np.float32),
+            policies=np.zeros((0, game.num_actions), np.float32),
+            values=np.zeros((0,), np.float32),
+        )
+
+    @classmethod
+    def concatenate(cls, parts: list[Examples], game: Game) -> Examples:
+        """``parts`` one after the other (``game`` shapes an empty result)."""
+        if not parts:
+            return cls.empty(game)
+        return cls(
+            planes=np.concatenate([part.planes for part in parts]),
+            policies=np.concatenate([part.policies for part in parts]),
+            values=np.concatenate([part.values for part in parts]),
+        )
 
 
 _COUNTERS = (
@@ -73,13 +94,25 @@ class SelfPlayStats:
     """CPU time of the process(es) that played, summed over workers."""
     lengths: list[int] = field(default_factory=list)
 
-    def add(self, other: SelfPlayStats) -> None:
-        """Fold in the statistics of games played side by side (by another worker)."""
+    def add(self, other: SelfPlayStats, after: bool = False) -> None:
+        """Fold in the statistics of games played side by side (by another worker), or
+        ``after`` these (the rest of an iteration an interrupt cut short): their time adds."""
         for name in _COUNTERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.lengths.extend(other.lengths)
-        self.seconds = max(self.seconds, other.seconds)
+        self.seconds = self.seconds + other.seconds if after else max(self.seconds, other.seconds)
         self.cpu_seconds += other.cpu_seconds
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> SelfPlayStats:
+        """Back from ``to_dict`` (keys of other versions are ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        stats = cls(**{k: v for k, v in data.items() if k in names})  # type: ignore[arg-type]
+        stats.lengths = [int(x) for x in stats.lengths]
+        return stats
 
     def summary(self) -> dict[str, float]:
         games = max(self.games, 1)
@@ -121,6 +154,29 @@ class _Slot:
     """This move's Gumbel search (``search.algorithm: gumbel``)."""
 
 
+class FinishedGames:
+    """The games of a ``play_games`` call finished so far (its ``on_game``), so that an
+    interrupt loses only the games in flight."""
+
+    def __init__(self) -> None:
+        self._games: list[tuple[Examples, SelfPlayStats]] = []
+
+    def add(self, examples: Examples, stats: SelfPlayStats) -> None:
+        # One append: an interrupt between two statements could part a game from its stats.
+        self._games.append((examples, stats))
+
+    @property
+    def games(self) -> int:
+        return len(self._games)
+
+    def result(self, game: Game) -> tuple[Examples, SelfPlayStats]:
+        """The finished games' examples, in the order they finished, and the statistics as
+        of the last one (``game`` shapes the examples when there are none)."""
+        games = list(self._games)
+        examples = Examples.concatenate([e for e, _ in games], game)
+        return examples, (games[-1][1] if games else SelfPlayStats())
+
+
 def play_games(
     new_game: Callable[[], Game],
     policy: Policy,
@@ -129,12 +185,19 @@ def play_games(
     selfplay: SelfPlayConfig,
     rng: np.random.Generator,
     progress: bool = True,
+    on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
+    on_step: Callable[[int], None] | None = None,
 ) -> tuple[Examples, SelfPlayStats]:
     """Play ``num_games`` games against itself, ``selfplay.parallel_games`` at a time.
 
     Every step searches all the games in flight with one network call, and a game moves on
     as soon as its own search is done, so games whose moves get different budgets (playout
     cap randomisation) keep the batch full.
+
+    ``on_game(examples, stats)``, if given, is called as each game ends, with that game's
+    examples and the statistics so far (a copy); the examples of every call, one after the
+    other, are those returned. ``on_step(moves)``, if given, is called after every search
+    step with the moves played so far (a measure of progress while games are in flight).
     """
     if selfplay.symmetric_search:
         policy = symmetric_policy(policy, new_game())
@@ -156,7 +219,7 @@ def play_games(
         if gumbel
         else (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
     )
-    bar = tqdm(total=num_games, desc="self-play", unit="game", disable=not progress, leave=False)
+    bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
             slot = _Slot(Node(new_game()))
@@ -194,28 +257,51 @@ def play_games(
                 _begin_search(slot, search, selfplay, rng)
                 still_active.append(slot)
                 continue
+            first = len(values)
             _finish(slot, score, selfplay, stats, planes, policies, values)
+            if on_game is not None:
+                on_game(
+                    _stack(planes[first:], policies[first:], values[first:], new_game),
+                    _snapshot(stats, cache, start_time, cpu_start),
+                )
             bar.update(1)
         active = still_active
         bar.set_postfix(moves=stats.moves, positions=len(values))
+        if on_step is not None:
+            on_step(stats.moves)
     bar.close()
     if cache is not None:
         stats.cache_hits, stats.cache_lookups = cache.hits, cache.lookups
     stats.seconds = time.perf_counter() - start_time
     stats.cpu_seconds = time.process_time() - cpu_start
+    return _stack(planes, policies, values, new_game), stats
+
+
+def _stack(
+    planes: list[np.ndarray],
+    policies: list[np.ndarray],
+    values: list[float],
+    new_game: Callable[[], Game],
+) -> Examples:
     if not planes:  # possible with playout cap randomisation and very few games
-        sample = new_game()
-        return Examples(
-            planes=np.zeros((0, *sample.encode().shape), np.float32),
-            policies=np.zeros((0, sample.num_actions), np.float32),
-            values=np.zeros((0,), np.float32),
-        ), stats
-    examples = Examples(
+        return Examples.empty(new_game())
+    return Examples(
         planes=np.stack(planes).astype(np.float32),
         policies=np.stack(policies).astype(np.float32),
         values=np.asarray(values, dtype=np.float32),
     )
-    return examples, stats
+
+
+def _snapshot(
+    stats: SelfPlayStats, cache: EvaluationCache | None, start_time: float, cpu_start: float
+) -> SelfPlayStats:
+    """A copy of ``stats`` as they would be returned now."""
+    copy = dataclasses.replace(stats, lengths=list(stats.lengths))
+    if cache is not None:
+        copy.cache_hits, copy.cache_lookups = cache.hits, cache.lookups
+    copy.seconds = time.perf_counter() - start_time
+    copy.cpu_seconds = time.process_time() - cpu_start
+    return copy
 
 
 def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) -> None:

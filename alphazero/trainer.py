@@ -24,8 +24,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 from keras import ops
-from tqdm import tqdm
 
+from . import progress as progress_bars
 from .config import TrainConfig
 from .network import wdl_targets, wdl_value
 
@@ -239,14 +239,14 @@ class Trainer:
 
         ``sample(n)`` returns ``(planes [n, H, W, C], policies [n, A], values [n])`` as in
         ``train_step``; returning fewer rows is fine (same trace, smaller batch). Shows a
-        tqdm bar "train" with the running losses unless ``progress`` is False. Returns the
+        progress bar "train" with the running losses unless ``progress`` is False. Returns the
         mean of each metric over the steps and the ``learning_rate`` of the last step;
         an empty dict when ``steps`` is 0.
         """
         sums = dict.fromkeys(METRICS, 0.0)
         learning_rate = math.nan
         done = 0
-        with tqdm(total=steps, desc="train", disable=not progress, leave=False) as bar:
+        with progress_bars.bar(steps, "train", "step", enabled=progress) as bar:
             for _ in range(steps):
                 planes, policies, values = sample(self.config.batch_size)
                 metrics = self.train_step(planes, policies, values)

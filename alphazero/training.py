@@ -209,7 +209,7 @@ def _train(
     stop_at = config.iterations
     if max_iterations is not None:
         stop_at = min(stop_at, state.iteration + max_iterations)
-    tracker = RunProgress(config.iterations, _last_speeds(run.path, config))
+    tracker = RunProgress(config.iterations, *_last_speeds(run.path, config))
     # The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint.
     in_flight: PendingGames | None = None
 
@@ -244,6 +244,8 @@ def _train(
                         raise
                 examples, stats = _after(kept, examples, stats, new_game)
                 in_flight = _pending(iteration, examples, stats, rng, complete=True)
+                if stats.games:
+                    tracker.moves_per_game = stats.moves / stats.games
                 buffer.add(examples.planes, examples.policies, examples.values)
 
                 train_metrics: dict[str, float] = {}
@@ -425,32 +427,32 @@ def _plan(config: Config, iteration: int, games: int) -> dict[str, float]:
     return plan
 
 
-def _last_speeds(run_path: Path, config: Config) -> dict[str, float]:
-    """Seconds per game, per training step and per evaluation in the run's metrics so far,
-    so that a resumed run's first iteration has an ETA from the start."""
+def _last_speeds(run_path: Path, config: Config) -> tuple[dict[str, float], float | None]:
+    """Seconds per game, per training step and per evaluation, and moves per game, in the
+    run's metrics so far, so that a resumed run's first iteration has an ETA from the start."""
     import json
 
     path = run_path / METRICS_FILE
     speeds: dict[str, float] = {}
-    if not path.is_file():
-        return speeds
+    moves_per_game: float | None = None
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
     except (OSError, UnicodeDecodeError):
-        return speeds
+        lines = []
     for line in lines[-max(config.evaluation.every, 1) :]:  # back to the last evaluation
         try:
             record = json.loads(line)
             selfplay = record["selfplay"]
             if selfplay["games"]:
                 speeds["self-play"] = selfplay["seconds"] / selfplay["games"]
+                moves_per_game = selfplay["moves"] / selfplay["games"]
             if record["train"] and config.train.steps_per_iteration:
                 speeds["train"] = record["train_seconds"] / config.train.steps_per_iteration
             if "evaluation_seconds" in record:
                 speeds["evaluation"] = record["evaluation_seconds"]
         except (ValueError, KeyError, TypeError, ZeroDivisionError):
             continue
-    return speeds
+    return speeds, moves_per_game
 
 
 def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:

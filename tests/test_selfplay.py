@@ -233,3 +233,21 @@ def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
 
     assert draws(None) <= 30  # 23 of 40 when written
     assert draws(0.1) >= 38  # 40
+
+
+def test_each_game_is_handed_over_with_its_examples_as_it_ends():
+    """What lets Ctrl-C keep the games finished so far: they are out of play_games already."""
+    arrived: list = []
+    moves: list[int] = []
+    search = SearchConfig(simulations=4)
+    selfplay = SelfPlayConfig(games_per_iteration=5, parallel_games=2)
+    examples, stats = play_games(
+        lambda: make("tictactoe"), uniform(9), 5, search, selfplay, np.random.default_rng(0),
+        progress=False, on_game=lambda e, s: arrived.append((e, s)), on_step=moves.append,
+    )  # fmt: skip
+    assert [so_far.games for _, so_far in arrived] == [1, 2, 3, 4, 5]
+    for part in ("planes", "policies", "values"):
+        joined = np.concatenate([getattr(e, part) for e, _ in arrived])
+        np.testing.assert_array_equal(joined, getattr(examples, part))
+    assert arrived[-1][1].lengths == stats.lengths
+    assert moves == sorted(moves) and moves[-1] == stats.moves

@@ -361,6 +361,186 @@ def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_saved(tmp_path, cap
     assert err == "interrupted before the first checkpoint; nothing saved"  # no --resume advice
 
 
+def _interrupt_after_games(monkeypatch: pytest.MonkeyPatch, games: int) -> None:
+    """Ctrl-C in self-play (in this process) as the game after the first ``games`` ends."""
+    import alphazero.selfplay as selfplay
+
+    real = selfplay._finish
+    ended = [0]
+
+    def finish(*args, **kwargs):
+        if ended[0] == games:
+            raise KeyboardInterrupt
+        ended[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selfplay, "_finish", finish)
+
+
+def _games_asked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of games each self-play call of the training loop asks for."""
+    from alphazero.workers import LocalBackend
+
+    asked: list[int] = []
+    real = LocalBackend.play
+
+    def play(self, num_games, rng):
+        asked.append(num_games)
+        return real(self, num_games, rng)
+
+    monkeypatch.setattr(LocalBackend, "play", play)
+    return asked
+
+
+def _records(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_ctrl_c_in_the_first_iteration_keeps_its_finished_games_for_resume(
+    tmp_path, capsys, monkeypatch
+):
+    """It used to say "nothing saved", after minutes of self-play."""
+    run = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        _interrupt_after_games(patch, 4)
+        assert train(tiny_config(), run, progress=False).iteration == 0
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"interrupted: {run} holds 4 finished games of iteration 1; continue with: "
+        f"python train.py --resume --run-dir {run}"
+    )
+    kept = RunDir(run).load_pending()
+    assert (kept.iteration, kept.games, kept.complete) == (1, 4, False)
+    assert len(kept.values) == 8 * sum(kept.stats["lengths"])  # every position, 8 symmetries
+    # A new run there would lose them: it is refused, and --resume named.
+    with pytest.raises(
+        CheckpointError, match=r"pending_selfplay\.npz\); continue it with --resume"
+    ):
+        train(tiny_config(), run, progress=False)
+
+    asked = _games_asked(monkeypatch)
+    state = train(None, run, resume=True, progress=True, max_iterations=1)  # type: ignore[arg-type]
+    assert asked == [2]  # only the games still missing
+    assert (state.iteration, state.games) == (1, 6)
+    assert "4 of iteration 1's 6 games were played before the stop" in capsys.readouterr().out
+    (record,) = _records(run)
+    assert record["selfplay"]["games"] == 6 and record["positions"] > len(kept.values)
+    _, buffer, _ = RunDir.open(run).load()
+    np.testing.assert_array_equal(buffer.arrays()[0][: len(kept.values)], kept.planes)
+    assert RunDir(run).load_pending() is None  # the checkpoint holds them now
+
+
+def test_ctrl_c_in_a_later_iteration_keeps_its_games_beside_the_checkpoint(
+    tmp_path, capsys, monkeypatch
+):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
+    capsys.readouterr()
+    with monkeypatch.context() as patch:
+        _interrupt_after_games(patch, 2)
+        assert train(None, run, resume=True, progress=False).iteration == 1  # type: ignore[arg-type]
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{run} holds iteration 1 and 2 finished games of iteration 2;" in last
+    asked = _games_asked(monkeypatch)
+    assert train(None, run, resume=True, progress=False).games == 12  # type: ignore[arg-type]
+    assert asked == [4]
+    assert [r["selfplay"]["games"] for r in _records(run)] == [6, 6]
+
+
+@pytest.mark.parametrize("stopped_in", [1, 2])
+def test_ctrl_c_in_training_keeps_the_iterations_games_and_resumes_exactly(
+    tmp_path, monkeypatch, stopped_in
+):
+    """Ctrl-C after an iteration's self-play (training, evaluation): resuming does not play
+    its games again, and the run is the one that never stopped."""
+    from alphazero.trainer import Trainer
+
+    config = tiny_config(iterations=3)
+    train(config, tmp_path / "straight", progress=False)
+    real = Trainer.train
+    calls = [0]
+
+    def interrupted(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == stopped_in:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Trainer, "train", interrupted)
+        train(config, tmp_path / "stopped", progress=False)
+    kept = RunDir(tmp_path / "stopped").load_pending()
+    assert (kept.iteration, kept.games, kept.complete) == (stopped_in, 6, True)
+    asked = _games_asked(monkeypatch)
+    train(config, tmp_path / "stopped", resume=True, progress=False)
+    assert asked == [6] * (3 - stopped_in)  # the later iterations' games only
+    assert_same_run(tmp_path / "straight", tmp_path / "stopped")
+
+
+def assert_same_run(path_a: Path, path_b: Path) -> None:
+    model_a, buffer_a, meta_a = RunDir.open(path_a).load()
+    model_b, buffer_b, meta_b = RunDir.open(path_b).load()
+    for a, b in zip(weights(model_a), weights(model_b), strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(buffer_a.arrays(), buffer_b.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert meta_a["rng"] == meta_b["rng"]
+    for key in ("iteration", "games", "positions", "train_steps"):
+        assert meta_a[key] == meta_b[key]
+    opt_a = [np.array(v) for v in model_a.optimizer.variables]
+    opt_b = [np.array(v) for v in model_b.optimizer.variables]
+    for a, b in zip(opt_a, opt_b, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_damaged_kept_games_file_is_a_one_line_error(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
+    (run / "pending_selfplay.npz").write_bytes(b"\x80\x04garbage")  # a pickle's first bytes
+    with pytest.raises(CheckpointError) as error:
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    message = str(error.value)
+    assert "\n" not in message and "pending_selfplay.npz: not a pending games file" in message
+    assert "allow_pickle" not in message and "remove the file" in message
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, workers):
+    selfplay = {**TINY["selfplay"], "games_per_iteration": 24, "parallel_games": 2}
+    config_path = _write_config(tmp_path, selfplay={**selfplay, "workers": workers})
+    run = tmp_path / "run"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), "--quiet", "--config", str(config_path),
+         "--run-dir", str(run)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 300
+    metrics = run / "metrics.jsonl"
+    while not (metrics.exists() and metrics.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    # Halfway through iteration 2's self-play, at iteration 1's pace.
+    time.sleep(json.loads(metrics.read_text().splitlines()[0])["selfplay"]["seconds"] / 2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0 and "Traceback" not in stderr, stderr
+    kept = RunDir(run).load_pending()
+    assert kept is not None and kept.iteration == 2 and 0 < kept.games <= 24, stderr
+    assert f"holds iteration 1 and {kept.games} finished games of iteration 2" in stderr
+
+    result = run_cli("--resume", "--run-dir", str(run), "--iterations", "1")
+    assert result.returncode == 0, result.stderr
+    if not kept.complete:
+        assert (
+            f"{kept.games} of iteration 2's 24 games were played before the stop" in result.stdout
+        )
+    meta = RunDir.open(run).read_metadata()
+    assert (meta["iteration"], meta["games"]) == (2, 48)
+    assert not (run / "pending_selfplay.npz").exists()
+
+
 def test_ctrl_c_while_tensorflow_loads_is_the_same_one_line(tmp_path):
     # A first iteration of thousands of games: the Ctrl-C comes before any checkpoint.
     selfplay = {**TINY["selfplay"], "games_per_iteration": 100_000}

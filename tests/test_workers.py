@@ -182,6 +182,39 @@ def test_a_worker_that_dies_mid_game_is_one_clear_error(learner):
         backend.play(1, np.random.default_rng(0))
 
 
+def test_ctrl_c_keeps_the_games_the_workers_had_finished(learner, monkeypatch):
+    from alphazero import progress
+    from alphazero.workers import SelfPlayInterrupted
+
+    class CtrlCAtTheThirdGame:
+        """The driver's bar, where Ctrl-C comes as the third game arrives."""
+
+        games = 0
+
+        def update(self, n: float = 1) -> None:
+            self.games += 1
+            if self.games == 3:
+                raise KeyboardInterrupt
+
+        def refresh(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    others = learner[0]._processes
+    config = tiny_config(selfplay={"parallel_games": 1})
+    backend = ProcessBackend(config, new_model(config), progress=True)
+    monkeypatch.setattr(progress, "bar", lambda *args, **kwargs: CtrlCAtTheThirdGame())
+    with pytest.raises(SelfPlayInterrupted) as stop:
+        backend.play(8, np.random.default_rng(0))
+    kept = stop.value
+    assert kept.stats.games == 3 and len(kept.stats.lengths) == 3
+    assert len(kept.examples) == SYMMETRIES * sum(kept.stats.lengths)
+    assert kept.stats.simulations > 0 and kept.stats.seconds > 0
+    assert no_workers_left(keep=others)  # stopped mid-job, as on any Ctrl-C
+
+
 def test_training_with_two_workers_checkpoints_and_resumes(tmp_path, learner):
     others = learner[0]._processes
     config = tiny_config()

@@ -3,7 +3,8 @@
 The training loop sees one interface, ``SelfPlayBackend``: ``play(num_games, rng)`` returns
 the examples and statistics of that many finished games, played with the model's weights as
 they are at the call (so workers are refreshed after every training iteration). Backends
-are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config.
+are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config. Ctrl-C during
+``play`` raises ``SelfPlayInterrupted``, holding the games finished until then.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from typing import Protocol
 
 import numpy as np
 
+from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
-from ..selfplay import Examples, SelfPlayStats, play_games
+from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
 
 
 class WorkerError(RuntimeError):
@@ -22,6 +24,16 @@ class WorkerError(RuntimeError):
     worker's traceback, where it sent one)."""
 
     details: str = ""
+
+
+class SelfPlayInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``play``: ``examples`` and ``stats`` are those of the games that had
+    finished (a ``KeyboardInterrupt``, so whoever does not keep them stops as before)."""
+
+    def __init__(self, examples: Examples, stats: SelfPlayStats) -> None:
+        super().__init__()
+        self.examples = examples
+        self.stats = stats
 
 
 class SelfPlayBackend(Protocol):
@@ -52,15 +64,21 @@ class LocalBackend:
         return make(self.config.game.name, **self.config.game.params)
 
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
-        return play_games(
-            self.new_game,
-            self.inference,
-            num_games,
-            self.config.search,
-            self.config.selfplay,
-            rng,
-            self.progress,
-        )
+        finished = FinishedGames()
+        try:
+            return play_games(
+                self.new_game,
+                self.inference,
+                num_games,
+                self.config.search,
+                self.config.selfplay,
+                rng,
+                self.progress,
+                on_game=finished.add,
+                on_step=progress_bars.report_moves,
+            )
+        except KeyboardInterrupt:
+            raise SelfPlayInterrupted(*finished.result(self.new_game())) from None
 
     def close(self) -> None:
         pass
@@ -102,6 +120,7 @@ def merge(results: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, Self
 __all__ = [
     "LocalBackend",
     "SelfPlayBackend",
+    "SelfPlayInterrupted",
     "WorkerError",
     "make_backend",
     "merge",

@@ -4,7 +4,8 @@
 TensorFlow is already running is unsafe). Each builds the game's network once; every
 ``play`` sends them the learner's current weights, their share of the games and a seed,
 and merges what they send back in worker order, so a run is reproducible for a given
-random state and worker count.
+random state and worker count. Each game's examples are sent as it ends, so that Ctrl-C
+keeps the games finished so far (``SelfPlayInterrupted``).
 
 Each worker's TensorFlow is limited to ``cores // workers`` intra-op threads: left at its
 default, every process's thread pool spans every core and the processes slow each other
@@ -23,21 +24,24 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
 from ..interrupts import sigint_ignored
-from ..selfplay import Examples, SelfPlayStats, play_games
-from . import WorkerError, merge, split_games
+from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
+from . import SelfPlayInterrupted, WorkerError, merge, split_games
 
 START_TIMEOUT = 300.0
 """Seconds a worker may take to import TensorFlow and build its network."""
+MOVES_INTERVAL = 1.0
+"""Seconds between a worker's reports of its moves played (for the driver's ETA)."""
 
 
 def available_cores() -> int:
@@ -112,49 +116,42 @@ class SelfPlayWorker:
         num_games: int,
         seed: int,
         index: int,
-        on_game: Callable[[int], None] | None = None,
+        on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
+        on_step: Callable[[int], None] | None = None,
     ) -> tuple[Examples, SelfPlayStats]:
-        """Play ``num_games`` games (after loading ``weights``, unless None)."""
+        """Play ``num_games`` games (after loading ``weights``, unless None); ``on_game`` and
+        ``on_step`` as in ``play_games``."""
         if weights is not None:
             self.set_weights(weights)
         rng = np.random.default_rng([seed, index])
-        with _counting_games(on_game):
-            return play_games(
-                self.new_game,
-                self.inference,
-                num_games,
-                self.config.search,
-                self.config.selfplay,
-                rng,
-                progress=False,
-            )
-
-
-@contextlib.contextmanager
-def _counting_games(on_game: Callable[[int], None] | None) -> Iterator[None]:
-    """Call ``on_game(n)`` as ``play_games`` finishes games (it counts them on its bar)."""
-    if on_game is None:
-        yield
-        return
-    from .. import selfplay
-
-    class CountingBar(tqdm):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **{**kwargs, "disable": True})
-
-        def update(self, n: float | None = 1) -> bool | None:
-            on_game(int(n or 0))
-            return super().update(n)
-
-    saved = selfplay.tqdm
-    selfplay.tqdm = CountingBar
-    try:
-        yield
-    finally:
-        selfplay.tqdm = saved
+        return play_games(
+            self.new_game,
+            self.inference,
+            num_games,
+            self.config.search,
+            self.config.selfplay,
+            rng,
+            progress=False,
+            on_game=on_game,
+            on_step=on_step,
+        )
 
 
 # ----------------------------------------------------------------------- worker process
+def _every(seconds: float, call: Callable[[int], None]) -> Callable[[int], None]:
+    """``call``, skipped when it was made less than ``seconds`` ago (a search step can take
+    a millisecond: a message each would flood the pipe)."""
+    last = [-seconds]
+
+    def throttled(value: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= seconds:
+            last[0] = now
+            call(value)
+
+    return throttled
+
+
 def _exit_with_parent(parent: int) -> None:
     """End this worker if the driver goes away without saying so (killed, crashed)."""
     while True:
@@ -191,10 +188,17 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
             if job is None:
                 break
             weights, num_games, seed = job
-            result = worker.play(
-                weights, num_games, seed, index, on_game=lambda n: conn.send(("games", n))
+            # Each game's examples as it ends; the driver puts them together in this order,
+            # which is the order of the examples play returns, so they are not sent again.
+            _, stats = worker.play(
+                weights,
+                num_games,
+                seed,
+                index,
+                on_game=lambda examples, so_far: conn.send(("game", examples, so_far)),
+                on_step=_every(MOVES_INTERVAL, lambda moves: conn.send(("moves", moves))),
             )
-            conn.send(("result", result))
+            conn.send(("result", stats))
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass  # the driver is gone or closing
     except BaseException as error:
@@ -301,13 +305,11 @@ class ProcessBackend:
         shares = split_games(num_games, self.workers)
         weights = [np.asarray(w) for w in self.model.get_weights()]
         self._busy = True
-        bar = tqdm(
-            total=num_games,
-            desc=f"self-play ({self.workers} workers)",
-            unit="game",
-            disable=not self.progress,
-            leave=False,
+        bar = progress_bars.bar(
+            num_games, f"self-play ({self.workers} workers)", "game", enabled=self.progress
         )
+        finished = [FinishedGames() for _ in shares]
+        moves = [0] * len(shares)
         try:
             for index, games in enumerate(shares):
                 if not self._processes[index].is_alive():
@@ -316,24 +318,42 @@ class ProcessBackend:
                     self._conns[index].send((weights, games, seed))
                 except (BrokenPipeError, ConnectionResetError, EOFError):
                     raise self._died(index) from None
-            results: dict[int, tuple[Examples, SelfPlayStats]] = {}
+            results: dict[int, SelfPlayStats] = {}
             pending = set(range(len(shares)))
             while pending:
                 for index, message in self._receive(pending, timeout=1.0):
-                    if message[0] == "games":
-                        bar.update(message[1])
+                    if message[0] == "moves":
+                        moves[index] = message[1]
+                        progress_bars.report_moves(sum(moves))
+                    elif message[0] == "game":
+                        finished[index].add(message[1], message[2])
+                        bar.update(1)
                     elif message[0] == "result":
                         results[index] = message[1]
                         pending.discard(index)
+                bar.refresh()  # the run's clock moves on between games too
+        except KeyboardInterrupt:
+            self.close()
+            examples, stats = self._finished(finished)
+            stats.seconds = time.perf_counter() - start
+            raise SelfPlayInterrupted(examples, stats) from None
         except BaseException:
             self.close()  # workers mid-job, or dead: none can be trusted with the next one
             raise
         finally:
             bar.close()
         self._busy = False
-        examples, stats = merge([results[i] for i in range(len(shares))])
+        game = make(self.config.game.name, **self.config.game.params)
+        examples, stats = merge(
+            [(finished[i].result(game)[0], results[i]) for i in range(len(shares))]
+        )
         stats.seconds = time.perf_counter() - start  # wall time, sending weights included
         return examples, stats
+
+    def _finished(self, finished: list[FinishedGames]) -> tuple[Examples, SelfPlayStats]:
+        """The games the workers had finished, in worker order, and their statistics."""
+        game = make(self.config.game.name, **self.config.game.params)
+        return merge([part.result(game) for part in finished])
 
     def close(self) -> None:
         """Stop the workers (at once if they are mid-job); safe to call more than once."""

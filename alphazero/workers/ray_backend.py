@@ -5,7 +5,8 @@ Each actor (``SelfPlayWorker`` made remote, one CPU) builds the game's network o
 them from there (one copy per node), plays its share of the games with the seed
 ``[seed, worker index]`` and returns its examples. An actor that dies (its process killed,
 its node lost) is replaced by a new one that replays the same share with the same seed, so
-the iteration loses nothing and stays reproducible; a warning line says so.
+the iteration loses nothing and stays reproducible; a warning line says so. Ctrl-C keeps
+the shares that had come back (``SelfPlayInterrupted``); the others' games are lost.
 
 Ray is optional (``pip install -e ".[ray]"``) and imported only here. Without an address
 (``selfplay.ray_address``, else ``RAY_ADDRESS``) a local Ray instance is started, and shut
@@ -22,11 +23,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
+from .. import progress as progress_bars
 from ..config import Config, ConfigError
+from ..games import make
 from ..selfplay import Examples, SelfPlayStats
-from . import merge, split_games
+from . import SelfPlayInterrupted, merge, split_games
 from .processes import START_TIMEOUT, SelfPlayWorker, WorkerError, available_cores
 
 log = logging.getLogger(__name__)
@@ -143,15 +145,12 @@ class RayBackend:
         pending = {self._submit(i, weights, n, seed): i for i, n in enumerate(shares)}
         replays = [0] * len(shares)
         results: dict[int, tuple[Examples, SelfPlayStats]] = {}
-        bar = tqdm(
-            total=num_games,
-            desc=f"self-play ({self.workers} Ray actors)",
-            unit="game",
-            disable=not self.progress,
-            leave=False,
+        bar = progress_bars.bar(
+            num_games, f"self-play ({self.workers} Ray actors)", "game", enabled=self.progress
         )
         try:
             while pending:
+                bar.refresh()  # the run's clock moves on while the shares are out
                 done, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                 for ref in done:
                     index = pending.pop(ref)
@@ -179,6 +178,12 @@ class RayBackend:
                         line = f"{type(cause).__name__}: {cause}".strip().splitlines()[0]
                         raise WorkerError(f"self-play actor {index} failed: {line}") from None
                     bar.update(shares[index])
+        except KeyboardInterrupt:
+            kept = [results[i] for i in sorted(results)]
+            game = make(self.config.game.name, **self.config.game.params)
+            examples, stats = merge(kept) if kept else (Examples.empty(game), SelfPlayStats())
+            stats.seconds = time.perf_counter() - start
+            raise SelfPlayInterrupted(examples, stats) from None
         finally:
             bar.close()
         examples, stats = merge([results[i] for i in range(len(shares))])

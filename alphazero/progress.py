@@ -1,0 +1,357 @@
+"""Progress bars for every long phase: tqdm's live bar on a terminal, and in a log (stderr not
+a terminal) at most one whole line every 30 s. Inside a training run they also say where it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any, Protocol, TextIO
+
+from tqdm import tqdm
+
+LOG_INTERVAL = 30.0
+"""Seconds between two progress lines in a log."""
+
+
+class Bar(Protocol):
+    """What the callers use of a bar (a subset of tqdm's interface)."""
+
+    def update(self, n: float | None = 1) -> bool | None: ...
+
+    def set_postfix(
+        self, ordered_dict: dict[str, Any] | None = None, refresh: bool | None = True, **kwargs: Any
+    ) -> None: ...
+
+    def refresh(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Bar: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def bar(total: int, desc: str, unit: str = "it", enabled: bool = True) -> Bar:
+    """A progress bar of ``total`` ``unit``s, the only way this project makes one.
+
+    On a terminal, tqdm's bar (inside a training run, with the run's iteration, time and ETA);
+    otherwise (``train.py > run.log 2>&1``) a line at most every ``LOG_INTERVAL`` seconds, so a
+    log holds whole lines and no redraws. ``enabled=False`` shows nothing.
+    """
+    if not enabled:
+        return _SilentBar()
+    run = _RUN.get()
+    stream = sys.stderr
+    if not is_terminal(stream):
+        return _LogBar(total, desc, unit, run, stream)
+    if run is None:  # outside training: the bar it always was
+        return tqdm(total=total, desc=desc, unit=unit, leave=False)  # type: ignore[return-value]
+    return _RunBar(run, total=total, desc=desc, unit=unit)
+
+
+def report_moves(moves: float) -> None:
+    """Self-play's moves so far in this phase, for the ETA of the training run under way
+    (if any)."""
+    run = _RUN.get()
+    if run is not None:
+        run.report_moves(moves)
+
+
+def write(text: str) -> None:
+    """A whole line on stdout, above any bar; flushed, so that in a log it keeps its place
+    among the progress lines (stderr's)."""
+    tqdm.write(text, file=sys.stdout)
+    sys.stdout.flush()
+
+
+def is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def format_seconds(seconds: float) -> str:
+    """``0:42``, ``12:05``, ``3:02:09``."""
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+# --------------------------------------------------------------------------- the run's status
+class RunProgress:
+    """Where a training run is, for the bars made while it is ``active``: iteration i of N,
+    the run's time so far, and how long the iteration has left.
+
+    The iteration's time left adds up its phases still to come (``self-play``, ``train``,
+    ``evaluation``) at what each took last time (per game, per step, per evaluation), and
+    the rest of the phase under way. That rest is measured in work, not in finished games:
+    parallel games end in bursts (all of them within the last moves, in tic-tac-toe), so a
+    rate of finished games jumps, while moves are played at a steady pace. Self-play
+    reports its moves (``report_moves``), which are set against last iteration's moves per
+    game; training counts its steps. With ``f`` of the phase's work done in ``t`` seconds,
+    and ``T`` seconds taken last time, the rest is ``(1 - f) * ((1 - f) * T + t)``: last
+    time's pace at the start, this phase's own pace as it nears its end, and no jump between
+    the two. What cannot be estimated yet is left out, and the ETA then reads ``>2:10``.
+    """
+
+    def __init__(
+        self,
+        iterations: int,
+        seconds_per_unit: dict[str, float] | None = None,
+        moves_per_game: float | None = None,
+        clock: Any = time.monotonic,
+    ) -> None:
+        self.iterations = iterations
+        self.seconds_per_unit: dict[str, float] = dict(seconds_per_unit or {})
+        self.moves_per_game = moves_per_game
+        """Moves per self-play game last time (self-play's measure of its work)."""
+        self.run_seconds = 0.0
+        """Wall time of the run before this iteration."""
+        self._clock = clock
+        self.number = 0
+        self._plan: dict[str, float] = {}
+        self._spent = 0.0
+        self._iteration_start = clock()
+        self._phase: str | None = None
+        self._phase_start = self._iteration_start
+        self._moves: float | None = None
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[RunProgress]:
+        """Bars made inside the block (at any depth: self-play, training, matches) show this
+        run's status; passed so, not as an argument, because those functions also run
+        outside training."""
+        token = _RUN.set(self)
+        try:
+            yield self
+        finally:
+            _RUN.reset(token)
+
+    def start_iteration(
+        self, number: int, plan: dict[str, float], run_seconds: float, spent: float = 0.0
+    ) -> None:
+        """Iteration ``number`` begins, with ``plan``: its phases in order and their units
+        (games, steps; 1 for an evaluation). ``run_seconds``: the run's time before it;
+        ``spent``: what it took in an earlier session (its kept games)."""
+        self.number = number
+        self.run_seconds = run_seconds
+        self._plan = dict(plan)
+        self._spent = spent
+        self._iteration_start = self._phase_start = self._clock()
+        self._phase = None
+
+    def skip(self, name: str) -> None:
+        """Phase ``name`` will not run in this iteration after all."""
+        self._plan.pop(name, None)
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time phase ``name`` of the plan; when it ends, its time per unit estimates the
+        next one's."""
+        self._phase, self._phase_start, self._moves = name, self._clock(), None
+        yield
+        seconds = self._clock() - self._phase_start
+        units = self._plan.pop(name, 0.0)
+        if units > 0:
+            self.seconds_per_unit[name] = seconds / units
+        self._phase = None
+
+    def report_moves(self, moves: float) -> None:
+        """Self-play has played ``moves`` moves in this phase so far."""
+        self._moves = moves
+
+    def iteration_seconds(self) -> float:
+        """Wall time of the iteration so far, an earlier session's part included."""
+        return self._spent + self._clock() - self._iteration_start
+
+    def prefix(self) -> str:
+        return f"iteration {self.number}/{self.iterations} "
+
+    def status(self, done: float = 0.0, total: float | None = None) -> str:
+        """``run 1:02:03, iteration ETA 2:10``; ``done`` of ``total`` is the current bar's
+        count."""
+        run = format_seconds(self.run_seconds + self.iteration_seconds())
+        left = self.seconds_left(done, total)
+        if left is None:
+            return f"run {run}, iteration ETA ?"
+        seconds, complete = left
+        return f"run {run}, iteration ETA {'' if complete else '>'}{format_seconds(seconds)}"
+
+    def seconds_left(
+        self, done: float = 0.0, total: float | None = None
+    ) -> tuple[float, bool] | None:
+        """Seconds the iteration has left, and whether every phase to come could be
+        estimated; None if no part of it can be yet."""
+        left, complete, any_known = 0.0, True, False
+        for name, units in self._plan.items():
+            expected = (
+                self.seconds_per_unit[name] * units if name in self.seconds_per_unit else None
+            )
+            rest = (
+                expected if name != self._phase else self._rest(name, units, expected, done, total)
+            )
+            if rest is None:
+                complete = False
+            else:
+                left, any_known = left + rest, True
+        if self._phase is not None and self._phase not in self._plan:  # unplanned: unknown
+            complete = False
+        return (left, complete) if any_known else None
+
+    def _rest(
+        self,
+        name: str,
+        units: float,
+        expected: float | None,
+        done: float,
+        total: float | None,
+    ) -> float | None:
+        """Seconds the phase under way has left, or None."""
+        elapsed = self._clock() - self._phase_start
+        counts_phase = bool(total) and total == units  # the bar counts the phase's units
+        work: float | None = None
+        if name == "self-play":
+            if self._moves is not None and self.moves_per_game:
+                work = min(self._moves / (units * self.moves_per_game), 0.99)
+        elif counts_phase:
+            work = min(done / units, 1.0)
+        if work is not None and expected is not None:
+            return (1 - work) * ((1 - work) * expected + elapsed)
+        if work:
+            return elapsed * (1 - work) / work
+        if expected is not None and elapsed <= expected:
+            return expected - elapsed
+        if counts_phase and done > 0:  # finished games: a poor measure, the only one left
+            return elapsed * (units - done) / done
+        return None
+
+
+_RUN: contextvars.ContextVar[RunProgress | None] = contextvars.ContextVar("run", default=None)
+
+
+# ----------------------------------------------------------------------------------- bars
+class _SilentBar:
+    """A bar that shows nothing (``progress`` off, or inside a worker)."""
+
+    def update(self, n: float | None = 1) -> bool | None:
+        return None
+
+    def set_postfix(
+        self, ordered_dict: dict[str, Any] | None = None, refresh: bool | None = True, **kwargs: Any
+    ) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _SilentBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+class _RunBar(tqdm):
+    """tqdm's bar, headed by the iteration (``iteration 3/30 self-play``) and followed by the
+    run's time and the iteration's ETA. Its own ETA (the phase's, from a recent rate) is left
+    out, and the rate shown is the phase's mean: parallel games finish in bursts, and a
+    recent rate jumps with them."""
+
+    def __init__(self, run: RunProgress, **kwargs: Any) -> None:
+        self._run = run
+        super().__init__(
+            **{**kwargs, "desc": run.prefix() + str(kwargs.get("desc", ""))},
+            leave=False,
+            smoothing=0,
+            bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]",
+        )
+
+    @property
+    def format_dict(self) -> dict[str, Any]:  # type: ignore[override]
+        values = super().format_dict
+        status = self._run.status(self.n, self.total)
+        postfix = values.get("postfix")
+        values["postfix"] = f"{postfix}, {status}" if postfix else status
+        return values
+
+
+class _LogBar:
+    """Progress for a log: a whole line when ``LOG_INTERVAL`` seconds have passed since the
+    bar began or since its last line, and nothing for a shorter phase (the iteration's
+    summary line tells its end)."""
+
+    def __init__(
+        self, total: int, desc: str, unit: str, run: RunProgress | None, stream: TextIO
+    ) -> None:
+        self.total, self.desc, self.unit = total, desc, unit
+        self.n = 0.0
+        self._run = run
+        self._stream = stream
+        self._start = self._last = time.monotonic()
+        self._postfix = ""
+
+    def update(self, n: float | None = 1) -> bool | None:
+        self.n += n or 0
+        self._maybe_write()
+        return None
+
+    def set_postfix(
+        self, ordered_dict: dict[str, Any] | None = None, refresh: bool | None = True, **kwargs: Any
+    ) -> None:
+        items = {**(ordered_dict or {}), **kwargs}
+        self._postfix = ", ".join(f"{key} {value}" for key, value in items.items())
+        self._maybe_write()
+
+    def refresh(self) -> None:
+        self._maybe_write()
+
+    def close(self) -> None:
+        pass
+
+    def line(self) -> str:
+        now = time.monotonic()
+        count = (
+            f"{self.n:g}/{self.total} {self.unit}s" if self.total else f"{self.n:g} {self.unit}s"
+        )
+        text = f"{self.desc}: {count}, {format_seconds(now - self._start)}"
+        if self._postfix:
+            text += f"; {self._postfix}"
+        if self._run is not None:
+            text = f"{self._run.prefix()}{text}; {self._run.status(self.n, self.total)}"
+        return text
+
+    def _maybe_write(self) -> None:
+        now = time.monotonic()
+        if now - self._last < LOG_INTERVAL:
+            return
+        self._last = now
+        with contextlib.suppress(OSError, ValueError):  # a closed or full log stops no run
+            self._stream.write(self.line() + "\n")
+            self._stream.flush()
+
+    def __enter__(self) -> _LogBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = [
+    "LOG_INTERVAL",
+    "Bar",
+    "RunProgress",
+    "bar",
+    "format_seconds",
+    "is_terminal",
+    "report_moves",
+    "write",
+]
