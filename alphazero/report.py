@@ -102,7 +102,9 @@ def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
     return hours
 
 
-def draw_correct_moves(runs: dict[str, list[dict[str, Any]]], output: Path) -> None:
+def draw_correct_moves(
+    runs: dict[str, list[dict[str, Any]]], output: Path, hours: float | None = None
+) -> None:
     """One line per run (by its folder): correct moves of the raw policy on the solved
     positions against CPU hours."""
     import matplotlib
@@ -112,15 +114,17 @@ def draw_correct_moves(runs: dict[str, list[dict[str, Any]]], output: Path) -> N
 
     fig, ax = plt.subplots(figsize=(8, 5))
     for i, (name, records) in enumerate(runs.items()):
-        hours = cpu_hours(records)
+        spent = cpu_hours(records)
         points = [
             (h, r["connect4_positions"]["policy_correct"])
-            for h, r in zip(hours, records, strict=True)
+            for h, r in zip(spent, records, strict=True)
             if "connect4_positions" in r
         ]
         if not points:
             raise ReportError(f"{name}: no solved-position measures in its metrics")
         ax.plot(*zip(*points, strict=True), color=f"C{i}", label=f"{name}: raw policy")
+    if hours is not None:
+        ax.set_xlim(0, hours)
     ax.set_xlabel("CPU hours (self-play and training)")
     ax.set_ylabel("correct moves on the solved positions")
     ax.set_ylim(0.4, 1.0)
@@ -151,21 +155,30 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="PNG path (default: RUN_DIR/report.png; required with several runs)",
     )
+    parser.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        help="with several runs: show their first HOURS CPU hours (default: all)",
+    )
     args = parser.parse_args(argv)
     if len(args.run_dirs) > 1 and args.output is None:
         print("error: with several runs, say where the PNG goes: -o PATH", file=sys.stderr)
         return 2
     try:
-        runs = {str(run): read_metrics(run) for run in args.run_dirs}
+        # Labelled by folder name where those are unique, else by the paths given.
+        names = [run.name for run in args.run_dirs]
+        unique = len(set(names)) == len(names)
+        runs = {(run.name if unique else str(run)): read_metrics(run) for run in args.run_dirs}
         if len(args.run_dirs) > 1:
-            draw_correct_moves(runs, args.output)
+            draw_correct_moves(runs, args.output, args.hours)
             print(f"wrote {args.output}")
             return 0
     except ReportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     (run_dir,) = args.run_dirs
-    records = runs[str(run_dir)]
+    records = next(iter(runs.values()))
     output = args.output or run_dir / "report.png"
     draw(records, output, f"{run_dir.name}: {len(records)} iterations")
     print(f"wrote {output}")
