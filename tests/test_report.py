@@ -38,3 +38,39 @@ def test_report_on_a_folder_without_metrics_is_one_line(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "metrics.jsonl" in result.stderr
+
+
+def test_cpu_hours_count_selfplay_and_training_or_the_recorded_total():
+    from alphazero.report import cpu_hours
+
+    old = [{"selfplay": {"cpu_seconds": 1800}, "train_seconds": 1800}] * 2
+    assert cpu_hours(old) == [1.0, 2.0]
+    new = [{"selfplay": {"cpu_seconds": 10}, "train_cpu_seconds": 10, "cpu_seconds": 7200}]
+    assert cpu_hours(new) == [2.0]
+
+
+def test_several_runs_share_one_correct_moves_panel(tmp_path):
+    runs = []
+    for name, share in (("a", 0.6), ("b", 0.7)):
+        run = tmp_path / name
+        run.mkdir()
+        lines = [
+            json.dumps(
+                {
+                    **record(i, None),
+                    "selfplay": {"cpu_seconds": 360.0},
+                    "train_cpu_seconds": 0.0,
+                    "connect4_positions": {"policy_correct": share + 0.01 * i},
+                }
+            )
+            for i in range(1, 5)
+        ]
+        (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        runs.append(str(run))
+    out = tmp_path / "curves.png"
+    command = [sys.executable, "-m", "alphazero.report", *runs]
+    missing = subprocess.run(command, capture_output=True, text=True)
+    assert missing.returncode == 2 and "-o PATH" in missing.stderr
+    result = subprocess.run([*command, "-o", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes().startswith(b"\x89PNG")
