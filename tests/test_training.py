@@ -507,7 +507,9 @@ def test_a_damaged_kept_games_file_is_a_one_line_error(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, workers):
     selfplay = {**TINY["selfplay"], "games_per_iteration": 24, "parallel_games": 2}
-    config_path = _write_config(tmp_path, selfplay={**selfplay, "workers": workers})
+    config_path = _write_config(
+        tmp_path, selfplay={**selfplay, "workers": workers}, iterations=100_000
+    )
     run = tmp_path / "run"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     process = subprocess.Popen(
@@ -519,25 +521,29 @@ def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, 
     )  # fmt: skip
     deadline = time.monotonic() + 300
     metrics = run / "metrics.jsonl"
-    while not (metrics.exists() and metrics.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    # Halfway through iteration 2's self-play, at iteration 1's pace.
-    time.sleep(json.loads(metrics.read_text().splitlines()[0])["selfplay"]["seconds"] / 2)
+    while time.monotonic() < deadline and (
+        not metrics.exists() or len(metrics.read_text().splitlines()) < 2
+    ):
+        time.sleep(0.1)
+    # Halfway through iteration 3's self-play, at iteration 2's pace (the first one's
+    # includes TensorFlow's warm-up).
+    time.sleep(json.loads(metrics.read_text().splitlines()[1])["selfplay"]["seconds"] / 2)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 0 and "Traceback" not in stderr, stderr
     kept = RunDir(run).load_pending()
-    assert kept is not None and kept.iteration == 2 and 0 < kept.games <= 24, stderr
-    assert f"holds iteration 1 and {kept.games} finished games of iteration 2" in stderr
+    assert kept is not None and kept.iteration == 3 and 0 < kept.games <= 24, stderr
+    games = f"{kept.games} finished game{'s' * (kept.games != 1)}"
+    assert f"holds iteration 2 and {games} of iteration 3" in stderr
 
     result = run_cli("--resume", "--run-dir", str(run), "--iterations", "1")
     assert result.returncode == 0, result.stderr
     if not kept.complete:
         assert (
-            f"{kept.games} of iteration 2's 24 games were played before the stop" in result.stdout
+            f"{kept.games} of iteration 3's 24 games were played before the stop" in result.stdout
         )
     meta = RunDir.open(run).read_metadata()
-    assert (meta["iteration"], meta["games"]) == (2, 48)
+    assert (meta["iteration"], meta["games"]) == (3, 72)
     assert not (run / "pending_selfplay.npz").exists()
 
 
