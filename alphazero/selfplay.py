@@ -24,7 +24,6 @@ from .search import (
     GumbelRoot,
     Node,
     Policy,
-    add_dirichlet_noise,
     gumbel_choice,
     gumbel_selector,
     reroot,
@@ -219,6 +218,7 @@ def play_games(
         if gumbel
         else (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
     )
+    noise_due: set[int] = set()  # roots still to get their noise (search_step adds it)
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
     while active or started < num_games:
         while started < num_games and len(active) < selfplay.parallel_games:
@@ -228,7 +228,7 @@ def play_games(
                 _play_random_opening(slot, selfplay.random_opening_moves, rng)
             if rng.random() < selfplay.weak_side_share:
                 slot.weak_player = int(rng.choice((1, -1)))
-            _begin_search(slot, search, selfplay, rng)
+            _begin_search(slot, search, selfplay, rng, noise_due)
             active.append(slot)
             started += 1
         roots = [slot.root for slot in active]
@@ -242,7 +242,7 @@ def play_games(
             leaves_per_tree=search.leaves_per_tree,
             virtual_loss=search.virtual_loss,
             noise=noise,
-            noisy_roots={id(slot.root) for slot in active if slot.full},
+            noise_due=noise_due,
             selector=gumbel_selector([s.gumbel for s in active if s.gumbel]) if gumbel else None,
         )
         stats.simulations += sum(root.N for root in roots) - before
@@ -254,7 +254,7 @@ def play_games(
                 continue
             score = _advance(slot, selfplay, rng, stats)
             if score is None:
-                _begin_search(slot, search, selfplay, rng)
+                _begin_search(slot, search, selfplay, rng, noise_due)
                 still_active.append(slot)
                 continue
             first = len(values)
@@ -324,14 +324,18 @@ def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) 
 
 
 def _begin_search(
-    slot: _Slot, search: SearchConfig, selfplay: SelfPlayConfig, rng: np.random.Generator
+    slot: _Slot,
+    search: SearchConfig,
+    selfplay: SelfPlayConfig,
+    rng: np.random.Generator,
+    noise_due: set[int] | None = None,
 ) -> None:
-    """Set up the search for the move at ``slot.root``: its budget and its root noise.
+    """Set up the search for the move at ``slot.root``: its budget and whether its root is
+    due Dirichlet noise (``noise_due``, which ``search_step`` adds it from).
 
     With playout cap randomisation most moves get the cheap search, without noise (they only
-    move the game on); the rest get the full one. A root kept from the last move's tree
-    already has children and gets its noise now; a fresh one gets it once expanded. The weak
-    side of a ``weak_side_share`` game always gets the small search, from a fresh tree.
+    move the game on); the rest get the full one. The weak side of a ``weak_side_share`` game
+    always gets the small search, from a fresh tree.
     """
     if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
         # A fresh tree: the subtree kept from the other side's full search would make it strong.
@@ -356,16 +360,8 @@ def _begin_search(
         sampled = weak or slot.moves < selfplay.temperature_moves or selfplay.final_temperature > 0
         slot.gumbel = GumbelRoot.start(slot.root, slot.remaining, params, rng if sampled else None)
         return
-    if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
-        return
-    if slot.full and slot.root.children:
-        add_dirichlet_noise(
-            slot.root,
-            search.dirichlet_alpha,
-            search.dirichlet_weight,
-            rng,
-            search.dirichlet_alpha_scaled,
-        )
+    if slot.full and noise_due is not None:  # the weak side's searches are never full
+        noise_due.add(id(slot.root))
 
 
 def _advance(

@@ -39,7 +39,14 @@ def lockstep(new_game, policy, games: int, search: SearchConfig, selfplay: SelfP
         budgets = [search.simulations if f else selfplay.fast_simulations for f in full]
         before = sum(r.N for r in roots)
         noise = (search.dirichlet_alpha, search.dirichlet_weight, rng)
-        calls += run_simulations(roots, policy, budgets, search.c_puct, noise=noise, noisy=full)
+        calls += run_simulations(
+            roots,
+            policy,
+            budgets,
+            search.c_puct,
+            noise=noise,
+            noise_roots=[root for root, is_full in zip(roots, full, strict=True) if is_full],
+        )
         simulations += sum(r.N for r in roots) - before
         roots = [r.next(1.0, rng).node for r in roots]
         roots = [r for r in roots if r.game.score is None]

@@ -34,7 +34,7 @@ def run_simulations(
     leaves_per_tree: int = 1,
     virtual_loss: float = 1.0,
     noise: tuple[Any, ...] | None = None,
-    noisy: Sequence[bool] | None = None,
+    noise_roots: Collection[Node] | None = None,
     selector: Selector | None = None,
 ) -> int:
     """Run more simulations on each root; return the network calls made.
@@ -42,16 +42,14 @@ def run_simulations(
     ``simulations`` is one count for every root or one per root. The first simulation of a
     fresh root evaluates the root itself (as ``explore`` does), so a fresh root ends with
     ``N == simulations``. ``noise = (alpha, weight, rng[, alpha_is_total])`` mixes Dirichlet
-    noise into the priors of each root (or of those ``noisy`` marks) once they exist. With
+    noise into the priors of each root (or only of ``noise_roots``) once they exist. With
     ``leaves_per_tree > 1`` a virtual loss of ``virtual_loss`` keeps the leaves of one step
     apart. ``selector`` replaces PUCT's ``select`` (Gumbel search: ``gumbel.py``).
     """
     counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
-    noisy_roots = {id(r) for i, r in enumerate(roots) if noisy is None or noisy[i]}
-    if noise is not None:
-        for root in roots:
-            if root.children and id(root) in noisy_roots:
-                add_dirichlet_noise(root, *noise)
+    noise_due = (
+        set() if noise is None else {id(r) for r in (roots if noise_roots is None else noise_roots)}
+    )
     remaining = [n if root.game.score is None else 0 for n, root in zip(counts, roots, strict=True)]
     calls = 0
     while any(remaining):
@@ -63,7 +61,7 @@ def run_simulations(
             leaves_per_tree=leaves_per_tree,
             virtual_loss=virtual_loss,
             noise=noise,
-            noisy_roots=noisy_roots,
+            noise_due=noise_due,
             selector=selector,
         )
     return calls
@@ -78,16 +76,20 @@ def search_step(
     leaves_per_tree: int = 1,
     virtual_loss: float = 1.0,
     noise: tuple[Any, ...] | None = None,
-    noisy_roots: Collection[int] = (),
+    noise_due: set[int] | None = None,
     selector: Selector | None = None,
 ) -> int:
     """One step of the search over many trees; return the network calls made (0 or 1).
 
     Each root with simulations left (``remaining [B]``, decreased in place) gets up to
     ``leaves_per_tree`` leaves selected; the leaves that need the network are evaluated in
-    one call, expanded, and every path is backed up. A root in ``noisy_roots`` (by ``id``)
-    that is expanded here gets Dirichlet ``noise``. Callers that move a game on as soon as
+    one call, expanded, and every path is backed up. Callers that move a game on as soon as
     its own search is done (self-play) call this directly, so the batch stays full.
+
+    Root noise is added here and nowhere else: a root in ``noise_due`` (by ``id``) gets
+    Dirichlet ``noise`` once it has children, before its first selection if it has them
+    already (a subtree kept from the last move), else as it is expanded; its ``id`` then
+    leaves the set.
     ``selector`` walks each tree instead of PUCT's ``select`` (which the virtual loss is for).
     """
     loss = virtual_loss if leaves_per_tree > 1 else 0.0
@@ -96,6 +98,7 @@ def search_step(
     paths: list[list[Node]] = []
     pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
     for i, root in enumerate(roots):
+        _add_noise_if_due(root, noise, noise_due)
         for _ in range(min(leaves_per_tree, remaining[i])):
             path = selector(root) if selector is not None else select(root, c_puct, loss)
             leaf = path[-1]
@@ -112,8 +115,8 @@ def search_step(
         priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
         for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
             expand(leaf, prior, float(value))
-            if noise is not None and leaf.mother is None and id(leaf) in noisy_roots:
-                add_dirichlet_noise(leaf, *noise)
+            if leaf.mother is None:
+                _add_noise_if_due(leaf, noise, noise_due)
             values[id(leaf)] = float(value)
     for path in paths:
         leaf = path[-1]
@@ -121,3 +124,10 @@ def search_step(
         value = leaf.solved if leaf.solved is not None else values[id(leaf)]
         backup(path, value, loss)
     return 1 if pending else 0
+
+
+def _add_noise_if_due(root: Node, noise: tuple[Any, ...] | None, due: set[int] | None) -> None:
+    """Give ``root`` its Dirichlet noise if it is due one and has children to take it."""
+    if noise is not None and due and root.children and id(root) in due:
+        due.discard(id(root))
+        add_dirichlet_noise(root, *noise)
