@@ -247,6 +247,11 @@ class InferenceModel:
         logits, wdl = self._twin(planes, training=False)
         return tf.cast(logits, tf.float32), tf.nn.softmax(tf.cast(wdl, tf.float32), axis=-1)
 
+    def weights_changed(self) -> None:
+        """Say that the model's weights were set from outside (a worker given the learner's):
+        with no optimizer step to show it, the bfloat16 copy would otherwise stay stale."""
+        self._twin_step = -1
+
     def _fresh_twin(self) -> None:
         """Build the bfloat16 copy once, and copy the weights again after training steps.
 

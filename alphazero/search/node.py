@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..games.base import Game
+from ..games.base import Game, value_to_parent
 from .choice import (
     Choice,
     by_visits,
@@ -149,10 +149,11 @@ class Node:
 
 # ------------------------------------------------------------------------ steps
 def _to_chooser(value: float, node: Node) -> float:
-    """``node``'s mover's value -> the value for the player who chose ``node``."""
+    """``node``'s mover's value -> the value for the player who chose ``node`` (the games'
+    one sign rule, ``value_to_parent``)."""
     mother = node.mother
     assert mother is not None
-    return value if node.game.player == mother.game.player else -value
+    return value_to_parent(value, node.game, mother.game)
 
 
 def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:

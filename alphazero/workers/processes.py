@@ -106,9 +106,7 @@ class SelfPlayWorker:
 
     def set_weights(self, weights: list[np.ndarray]) -> None:
         self.model.set_weights(weights)
-        # InferenceModel re-copies its bfloat16 twin when the optimizer's step moves; this
-        # model has no optimizer, so say that the weights changed.
-        self.inference._twin_step = -1
+        self.inference.weights_changed()  # this model has no optimizer step to show it
 
     def play(
         self,
