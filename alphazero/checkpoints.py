@@ -30,7 +30,6 @@ import io
 import json
 import os
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .atomic import temp_file
 from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
 
@@ -74,9 +74,8 @@ class TrainingDiverged(Exception):
 
 # --------------------------------------------------------------------- atomic writes
 def _temp_in(folder: Path, name: str, suffix: str = "") -> tuple[int, str]:
-    """A new file ``.<name>.<pid>.<random>.tmp<suffix>`` in ``folder``: unique to this
-    process (mkstemp creates it exclusively), and the pid says who left it behind."""
-    return tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=f".tmp{suffix}", dir=folder)
+    """A new file ``.<name>.<pid>.<random>.tmp<suffix>`` in ``folder`` (``atomic.temp_file``)."""
+    return temp_file(folder, name, suffix)
 
 
 def is_temp_name(name: str) -> bool:

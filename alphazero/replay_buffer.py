@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .atomic import temp_file
 
 FORMAT_VERSION = 1
 """Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
@@ -152,9 +153,7 @@ class ReplayBuffer:
         """
         path = Path(path)
         order = self._order()
-        # The pid as well as mkstemp's random part: which process left it, after a kill.
-        prefix = f".{path.name}.{os.getpid()}."
-        fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+        fd, tmp_name = temp_file(path.parent, path.name)
         try:
             with os.fdopen(fd, "wb") as handle:
                 np.savez_compressed(

@@ -608,3 +608,24 @@ def test_a_garbage_buffer_is_not_a_replay_buffer_and_no_unpickling_advice(saved_
     message = one_line(error)
     assert "buffer_0001.npz: not a replay buffer file" in message
     assert "pickle" not in message and "trust" not in message
+
+
+def test_saved_run_files_are_readable_like_any_other_file(tmp_path):
+    """The temporary files renamed into place are made by mkstemp, which makes them 0600:
+    a run folder's files must get the permissions an ordinary write gives."""
+    import os
+    import stat
+
+    from alphazero.atomic import temp_file
+    from alphazero.replay_buffer import ReplayBuffer
+
+    old = os.umask(0o022)
+    try:
+        fd, path = temp_file(tmp_path, "x")
+        os.close(fd)
+        buffer = ReplayBuffer(4, (1, 1, 1), 2)
+        buffer.save(tmp_path / "buffer.npz")
+    finally:
+        os.umask(old)
+    for made in (path, tmp_path / "buffer.npz"):
+        assert stat.S_IMODE(os.stat(made).st_mode) == 0o644
