@@ -395,7 +395,6 @@ def config_from_dict(data: dict[str, Any]) -> Config:
 
 def _check_combinations(config: Config) -> None:
     """Settings that are each valid but together would waste a run (or stop it hours in)."""
-    from .baselines.perfect import is_solvable
     from .games import make
     from .players import PlayerSpecError, check_spec, model_spec_parts
 
@@ -412,7 +411,7 @@ def _check_combinations(config: Config) -> None:
         kind = spec.strip().partition(":")[0]
         if kind.lower() == "human":
             raise ConfigError(f"{key}: a person cannot be a ladder opponent during training")
-        if kind.lower() == "perfect" and not is_solvable(game):
+        if kind.lower() == "perfect" and not game.solvable:
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
         if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
             raise ConfigError(f"{key}: no model at {_cut(model[0])}")

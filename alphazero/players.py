@@ -370,11 +370,12 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
     if kind == "random" and not rest:
         return RandomPlayer(seed)
     if kind == "perfect" and not rest:
-        from .baselines.perfect import PerfectPlayer, is_solvable
+        from .baselines.perfect import PerfectPlayer
 
-        if not is_solvable(game):
+        if not game.solvable:
             raise PlayerSpecError(
-                f"{spec!r}: a perfect player exists only for tic-tac-toe and 2x2 Dots and Boxes"
+                f"{spec!r}: there is no perfect player for {game.full_title} (minimax solves "
+                "only small games: tic-tac-toe, Dots and Boxes up to 2x2)"
             )
         player = PerfectPlayer(np.random.default_rng(seed))
         player.name = "perfect"  # type: ignore[attr-defined]

@@ -27,7 +27,6 @@ from pathlib import Path
 import yaml
 
 from alphazero.arena import MatchResult, play_match
-from alphazero.baselines.perfect import is_solvable
 from alphazero.games import make
 from alphazero.players import ModelPlayer, make_player
 from alphazero.terminal import DEFAULT_SIMULATIONS, output_problem
@@ -177,7 +176,7 @@ def main() -> int:
         )
         model = ModelPlayer(folder, start, simulations=sims, symmetric=args.symmetric)
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
-        opponents = args.opponents.split(",") + (["perfect"] if is_solvable(start) else [])
+        opponents = args.opponents.split(",") + (["perfect"] if start.solvable else [])
         counts: dict[str, dict[str, int]] = {}
         for seed, spec in enumerate(opponents):
             began = time.perf_counter()

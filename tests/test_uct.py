@@ -1,4 +1,4 @@
-"""The classic baselines: plain UCT, UCT-RAVE and their rollout policies.
+"""The classic baselines: plain UCT, UCT-RAVE and their rollout policies (``Game.playout``).
 
 Every search is seeded, so each test plays the same games on every run.
 """
@@ -17,12 +17,10 @@ from alphazero.baselines import (
     RAVEPlayer,
     RAVESearch,
     UCTPlayer,
-    rollout,
-    rollout_moves,
 )
 from alphazero.baselines.rave import backup
-from alphazero.baselines.rollouts import candidate_moves
 from alphazero.games import Game, make
+from alphazero.games.base import Moves
 
 # (name, params, moves before the test position, the winning / saving move)
 WIN_IN_ONE = [
@@ -216,7 +214,16 @@ def test_recorded_rollouts_replay(name, params, knowledge):
             assert game.player == player
             game = game.sim_move(action)
         assert game.score == score
-        assert rollout(start, rng, knowledge) in (-1, 0, 1)
+        assert start.playout(rng, knowledge=knowledge)[0] in (-1, 0, 1)
+
+
+def rollout_moves(game: Game, rng: random.Random, knowledge: bool) -> tuple[int, Moves]:
+    """``game.playout`` recording its moves: ``(score, [(player, action), ...])``; the count
+    it returns is the moves recorded."""
+    moves: Moves = []
+    score, played = game.playout(rng, moves, knowledge)
+    assert played == len(moves)
+    return score, moves
 
 
 def _box_sides(game) -> list[int]:
@@ -257,7 +264,7 @@ def test_boxes_knowledge_takes_boxes_and_plays_safe():
 def test_gomoku_knowledge_plays_next_to_stones():
     rng = random.Random(5)
     start = make("gomoku", size=9, n_in_row=5)
-    assert len(candidate_moves(start, knowledge=True)) == 81
+    assert len(start.candidate_moves(knowledge=True)) == 81
     for _ in range(20):
         game = start
         _, moves = rollout_moves(game, rng, knowledge=True)
@@ -270,7 +277,7 @@ def test_gomoku_knowledge_plays_next_to_stones():
                         near |= np.roll(np.roll(stones, dr, 0), dc, 1)
                 r, c = divmod(action, 9)
                 assert near[r + 1, c + 1]
-                assert set(candidate_moves(game, knowledge=True)) == {
+                assert set(game.candidate_moves(knowledge=True)) == {
                     a for a in game.available_moves if near[a // 9 + 1, a % 9 + 1]
                 }
             game = game.sim_move(action)

@@ -4,7 +4,6 @@ searches where a game is small enough."""
 from .forced_win import ForcedWinSearch, shortest_forced_win
 from .perfect import PerfectPlayer, solve
 from .rave import RAVENode, RAVEPlayer, RAVESearch
-from .rollouts import rollout, rollout_moves
 from .uct import UCT, MonteCarloTreeSearch, UCTNode, UCTPlayer
 
 __all__ = [
@@ -17,8 +16,6 @@ __all__ = [
     "RAVESearch",
     "UCTNode",
     "UCTPlayer",
-    "rollout",
-    "rollout_moves",
     "shortest_forced_win",
     "solve",
 ]

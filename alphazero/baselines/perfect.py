@@ -1,4 +1,5 @@
-"""A perfect player by memoised minimax, for games small enough to solve (tic-tac-toe)."""
+"""A perfect player by memoised minimax, for games small enough to solve (``Game.solvable``:
+tic-tac-toe, and Dots and Boxes up to 2x2 boxes)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,6 @@ from collections.abc import Callable
 import numpy as np
 
 from ..games.base import Game, value_to_parent
-
-
-def is_solvable(game: Game) -> bool:
-    """Whether memoised minimax solves ``game`` in moments: tic-tac-toe, and Dots and Boxes
-    up to 12 edges (2x2 boxes)."""
-    return game.name == "tictactoe" or (game.name == "dots_and_boxes" and game.num_actions <= 12)
 
 
 @functools.cache
@@ -48,7 +43,7 @@ class PerfectPlayer:
         self.rng = rng if rng is not None else np.random.default_rng()
 
     def __call__(self, game: Game) -> int:
-        if not is_solvable(game):
+        if not game.solvable:
             raise ValueError(f"{game.name} is too large to solve by minimax")
         moves = optimal_moves(game)
         return int(moves[self.rng.integers(len(moves))])

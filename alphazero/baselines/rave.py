@@ -31,8 +31,7 @@ import math
 import random
 import time
 
-from ..games.base import Game
-from .rollouts import Moves, candidate_moves, recording_rollout_function
+from ..games.base import Game, Moves
 from .uct import MonteCarloTreeSearch, UCTNode, UCTPlayer
 
 DEFAULT_C = 0.5
@@ -136,7 +135,6 @@ class RAVESearch(MonteCarloTreeSearch):
         root, c, k, rng = self.root, self.c, self.k, self.rng
         log, sqrt, clock, random_ = math.log, math.sqrt, time.perf_counter, rng.random
         knowledge = self.knowledge
-        record = recording_rollout_function(root.game, knowledge)
         done = 0
         while done < limit:
             if deadline is not None and done and clock() >= deadline:
@@ -179,15 +177,15 @@ class RAVESearch(MonteCarloTreeSearch):
                 untried.pop()
                 game = game.copy()
                 game._apply(action)
-                child = RAVENode(game, node, action, candidate_moves(game, knowledge))
+                child = RAVENode(game, node, action, game.candidate_moves(knowledge))
                 node.children.append(child)
                 node = child
             # rollout, recording who played what
             score = game.score
+            moves: Moves | tuple[()] = ()
             if score is None:
-                score, moves = record(game, rng)
-            else:
-                moves = ()
+                moves = []
+                score = game.playout(rng, moves, knowledge)[0]
             backup(node, score, moves)
         return done
 

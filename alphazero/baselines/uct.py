@@ -7,7 +7,7 @@ Each simulation takes four small steps:
 * ``expand``: attach one child for a random untried move (its position is made once, with
   ``copy()`` + ``_apply()``, the move being known legal);
 * ``rollout``: play the new child's position out to the end, one random game (the game's own
-  fast ``playout``, or the knowledge policy of ``rollouts.py``);
+  fast ``playout``, uniform or with the game's rollout knowledge);
 * ``backup``: every node on the path counts the visit and adds the result.
 
 Point of view: a node's ``W`` and ``Q = W / N`` are from the point of view of the player who
@@ -27,7 +27,6 @@ import random
 import time
 
 from ..games.base import Game
-from .rollouts import candidate_moves, has_knowledge, rollout_function
 
 
 class UCTNode:
@@ -74,8 +73,9 @@ class UCTNode:
 class MonteCarloTreeSearch:
     """UCT from one position: ``MonteCarloTreeSearch(game).best_action(1000)``.
 
-    ``rng`` is a ``random.Random`` or a seed. ``knowledge`` switches on the rollout (and,
-    for Gomoku, expansion) knowledge of ``rollouts.py``. Calls of ``best_action`` add to the
+    ``rng`` is a ``random.Random`` or a seed. ``knowledge`` switches on the game's rollout
+    (and, for Gomoku, expansion) knowledge: ``Game.playout`` and ``Game.candidate_moves``
+    with ``knowledge``. Calls of ``best_action`` add to the
     same tree. Subclasses (RAVE) bring their own node type and hot loop ``_run``.
     """
 
@@ -93,8 +93,8 @@ class MonteCarloTreeSearch:
             raise ValueError(f"{self.label} needs a position where the game goes on")
         self.c = c
         self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
-        self.knowledge = knowledge and has_knowledge(game)
-        self.root = self.node_type(game, None, None, candidate_moves(game, self.knowledge))
+        self.knowledge = knowledge and game.rollout_knowledge
+        self.root = self.node_type(game, None, None, game.candidate_moves(self.knowledge))
         self.simulations = 0
 
     # -------------------------------------------------------------------------- search
@@ -129,9 +129,8 @@ class MonteCarloTreeSearch:
         root, c, rng = self.root, self.c, self.rng
         log, sqrt, clock = math.log, math.sqrt, time.perf_counter
         knowledge = self.knowledge
-        fast = not knowledge  # uniform rollouts: the game's own playout, called directly
-        rollout = rollout_function(root.game, knowledge)
-        random_, candidates = rng.random, candidate_moves
+        fast = not knowledge  # uniform rollouts: the shortest calls, in the hot loop
+        random_ = rng.random
         done = 0
         while done < limit:
             if deadline is not None and done and clock() >= deadline:
@@ -157,14 +156,14 @@ class MonteCarloTreeSearch:
                 untried.pop()
                 game = game.copy()
                 game._apply(action)
-                moves = game.available_moves if fast else candidates(game, knowledge)
+                moves = game.available_moves if fast else game.candidate_moves(True)
                 child = UCTNode(game, node, action, moves)
                 node.children.append(child)
                 node = child
             # rollout
             score = game.score
             if score is None:
-                score = game.playout(rng)[0] if fast else rollout(game, rng)
+                score = game.playout(rng)[0] if fast else game.playout(rng, None, True)[0]
             # backup: each node gets the result from its chooser's point of view
             while node is not None:
                 n = node.N + 1

@@ -1,4 +1,5 @@
-"""The one game interface that search, self-play, the baselines and the terminal game use.
+"""The one game interface that search, self-play, the baselines and the play package use:
+the rules, and what the players (people, rollouts, the web page) need to know of a game.
 
 Point of view (the one rule the whole project follows):
 
@@ -39,6 +40,10 @@ class MoveParseError(GameError, ValueError):
     """Text that does not name a move in the game's notation."""
 
 
+Moves = list[tuple[int, int]]
+"""``(player, action)`` in the order played: what a recording ``playout`` appends."""
+
+
 class Game(ABC):
     """A position of a two-player, zero-sum, perfect-information game.
 
@@ -52,6 +57,11 @@ class Game(ABC):
 
     name: ClassVar[str]
     """Registry name, also used in configs and on the command line."""
+    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
+    """How ``render`` draws the first player's stones, the second's and an empty cell."""
+    rollout_knowledge: ClassVar[bool] = False
+    """Whether ``playout`` and ``candidate_moves`` have some knowledge of the game to use
+    when asked (the UCT baselines' ``:knowledge``), rather than playing uniformly."""
 
     player: int
     score: int | None
@@ -129,6 +139,47 @@ class Game(ABC):
         won by a line (Dots and Boxes). The terminal and the web page mark these cells."""
         return []
 
+    # ------------------------------------------------- for people and baselines (defaults)
+    @property
+    def title(self) -> str:
+        """The game's name for people: ``Connect Four``."""
+        return self.name
+
+    @property
+    def full_title(self) -> str:
+        """The title with the board where it is not the usual one: ``Gomoku 8x8, 5 in a
+        row``."""
+        return self.title
+
+    @property
+    def notation(self) -> str:
+        """What a typed move looks like, in a few words: ``a column 1-7``."""
+        return f"a move like {self.format_move(0)}"
+
+    @property
+    def move_help(self) -> str:
+        """How to type a move and how the game is won, in a paragraph (``help`` at the
+        terminal's prompt)."""
+        return f"Type {self.notation}."
+
+    @property
+    def solvable(self) -> bool:
+        """Whether memoised minimax (``baselines.perfect``) solves the game in moments, so
+        that there is a ``perfect`` player for it."""
+        return False
+
+    def board_view(self) -> dict[str, Any]:
+        """What a drawing of the board (the web page) needs besides ``state``: ``layout``,
+        one of ``grid`` (stones on the points of a square board), ``cells`` (marks in the
+        cells of one), ``columns`` (stones dropping into columns) or ``dots`` (the lattice of
+        Dots and Boxes), and the details that drawing takes."""
+        return {"layout": "grid"}
+
+    def candidate_moves(self, knowledge: bool = False) -> list[int]:
+        """The moves a tree search expands here: the legal ones, or with ``knowledge`` those
+        the game's rollout knowledge keeps (Gomoku: the points next to a stone)."""
+        return self.available_moves
+
     # ------------------------------------------------------------------ shared behaviour
     @property
     def plane_shape(self) -> tuple[int, int, int]:
@@ -173,16 +224,24 @@ class Game(ABC):
         """Play uniformly random moves to the end; return the absolute score."""
         return self.playout(rng)[0]
 
-    def playout(self, rng: random.Random) -> tuple[int, int]:
-        """Uniformly random moves to the end: ``(absolute score, moves played)``.
+    def playout(
+        self, rng: random.Random, moves: Moves | None = None, knowledge: bool = False
+    ) -> tuple[int, int]:
+        """Play to the end from here, ``self`` untouched: ``(absolute score, moves played)``.
 
-        Games override this with a faster loop whose results are distributed the same way.
+        Uniformly random moves; with ``knowledge``, the game's rollout policy where it has one
+        (``rollout_knowledge``). With ``moves``, each move played is appended to it as
+        ``(player, action)`` (UCT-RAVE's all-moves-as-first statistics). Games override this
+        with faster loops whose results are distributed the same way.
         """
         game = self.copy()
         played = 0
         while game.score is None:
-            moves = game.available_moves
-            game._apply(moves[int(rng.random() * len(moves))])
+            legal = game.available_moves
+            action = legal[int(rng.random() * len(legal))]
+            if moves is not None:
+                moves.append((game.player, action))
+            game._apply(action)
             played += 1
         return game.score, played
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 import re
 from functools import cache
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from .base import Game, MoveParseError, check_param
-from .lines import LineBoard, line_through
+from .base import Game, MoveParseError, Moves, check_param
+from .lines import MARKS_HELP, LineBoard, line_through
 
 
 class _Connect4Rules:
@@ -120,16 +120,22 @@ class Connect4(Game):
         self.player = -self.player
         self.last_move = action
 
-    def playout(self, rng: random.Random) -> tuple[int, int]:
-        """Uniformly random moves to the end: ``(absolute score, moves played)``.
+    def playout(
+        self, rng: random.Random, moves: Moves | None = None, knowledge: bool = False
+    ) -> tuple[int, int]:
+        """Uniformly random moves to the end: ``(absolute score, moves played)``; Connect
+        Four has no rollout knowledge.
 
         The hottest loop of the UCT baseline, so for the usual four in a row it stays flat:
         random bytes name columns, a full column is redrawn (uniform over the legal ones),
         nobody is tested for a line before they can have one, the line test is unrolled, and
-        the winner follows from the parity of the moves played.
+        the winner follows from the parity of the moves played. Recording the moves is a
+        second copy of the loop, so that the first tests nothing per move for it.
         """
         if self.score is not None or self._rules.n_in_row != 4:
-            return super().playout(rng)
+            return super().playout(rng, moves)
+        if moves is not None:
+            return self._recorded_playout(rng, moves)
         rules = self._rules
         bottom, column = rules.bottom_or_phantom, rules.column_or_phantom
         table, full = rules.byte_to_column, rules.lines.full
@@ -160,6 +166,68 @@ class Connect4(Game):
                     played = mask.bit_count() - start
                     return (self.player if played % 2 else -self.player), played
                 mover ^= mask  # now the opponent's stones: it is their move
+
+    def _recorded_playout(self, rng: random.Random, moves: Moves) -> tuple[int, int]:
+        """``playout``'s loop (four in a row) appending ``(player, action)`` to ``moves``."""
+        rules = self._rules
+        bottom, column = rules.bottom_or_phantom, rules.column_or_phantom
+        table, full = rules.byte_to_column, rules.lines.full
+        s2 = rules.lines.stride
+        s3, s4 = s2 - 1, s2 + 1
+        d2, d3, d4 = 2 * s2, 2 * s3, 2 * s4
+        mask = self._mask
+        start = mask.bit_count()
+        quiet = max(0, 6 - start)  # nobody can have four before the 7th stone
+        player = self.player
+        mover = self._first if player == 1 else mask ^ self._first
+        append = moves.append
+        while True:
+            for c in rng.randbytes(64).translate(table):
+                bit = (mask + bottom[c]) & column[c]
+                if not bit:
+                    if mask == full:
+                        return 0, mask.bit_count() - start
+                    continue
+                mask |= bit
+                mover |= bit
+                append((player, c))
+                if quiet:
+                    quiet -= 1
+                elif (
+                    (m := mover & (mover >> 1)) & (m >> 2)
+                    or (m := mover & (mover >> s2)) & (m >> d2)
+                    or (m := mover & (mover >> s3)) & (m >> d3)
+                    or (m := mover & (mover >> s4)) & (m >> d4)
+                ):
+                    return player, mask.bit_count() - start
+                mover ^= mask
+                player = -player
+
+    # ---------------------------------------------------------------- for people
+    @property
+    def title(self) -> str:
+        return "Connect Four"
+
+    @property
+    def full_title(self) -> str:
+        r = self._rules
+        if (r.rows, r.cols, r.n_in_row) == (6, 7, 4):
+            return self.title
+        return f"{self.title} {r.rows}x{r.cols}, {r.n_in_row} in a row"
+
+    @property
+    def notation(self) -> str:
+        return f"a column 1-{self.cols}"
+
+    @property
+    def move_help(self) -> str:
+        return (
+            f"Type a column, 1-{self.cols} from the left: your stone drops to the lowest free "
+            f"cell. {self._rules.n_in_row} in a row (across, down or diagonal) wins. " + MARKS_HELP
+        )
+
+    def board_view(self) -> dict[str, Any]:
+        return {"layout": "columns", "n_in_row": self._rules.n_in_row}
 
     # -------------------------------------------------------- views of the position
     @property

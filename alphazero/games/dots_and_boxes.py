@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 from functools import cache
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .base import (
     RECTANGLE_OPS,
     Game,
     MoveParseError,
+    Moves,
     apply_symmetries,
     check_param,
     grid_policy_permutations,
@@ -47,15 +48,22 @@ class _BoxesRules:
         def vertical(r: int, c: int) -> int:
             return n_horizontal + r * (cols + 1) + c
 
-        # For each edge, the boxes it borders with the 4-edge mask of each box.
+        # For each edge, the boxes it borders with the 4-edge mask of each box; and, for the
+        # rollout knowledge, the same by index: each edge's boxes, each box's four edges.
         boxes_of_edge: list[list[tuple[int, int]]] = [[] for _ in range(self.num_actions)]
+        edge_boxes: list[list[int]] = [[] for _ in range(self.num_actions)]
+        box_edges = []
         for r in range(rows):
             for c in range(cols):
                 sides = (horizontal(r, c), horizontal(r + 1, c), vertical(r, c), vertical(r, c + 1))
                 box_mask = sum(1 << e for e in sides)
+                box_edges.append(sides)
                 for e in sides:
                     boxes_of_edge[e].append((1 << (r * cols + c), box_mask))
+                    edge_boxes[e].append(r * cols + c)
         self.boxes_of_edge = tuple(tuple(b) for b in boxes_of_edge)
+        self.edge_boxes = tuple(tuple(b) for b in edge_boxes)
+        self.box_edges = tuple(box_edges)
 
         # Lattice cell of each edge (dot coordinates: row and column of its two ends).
         self.edge_cell: list[tuple[int, int]] = []
@@ -83,11 +91,16 @@ def _rules(rows: int, cols: int) -> _BoxesRules:
 
 
 class DotsAndBoxes(Game):
-    """Dots and Boxes; the player with more boxes wins, equal counts draw."""
+    """Dots and Boxes; the player with more boxes wins, equal counts draw.
+
+    Rollout knowledge: complete a box when one can be completed; otherwise draw a random edge
+    that gives no box a third side while such a safe edge exists; otherwise a random edge.
+    """
 
     __slots__ = ("_boxes_first", "_boxes_second", "_edges", "_rules")
     name = "dots_and_boxes"
     marks: ClassVar[dict[int, str]] = {1: "X", -1: "O"}
+    rollout_knowledge: ClassVar[bool] = True
 
     def __init__(self, rows: int = 3, cols: int = 3) -> None:
         check_param(self.name, "rows", rows, 1, 10)
@@ -166,9 +179,17 @@ class DotsAndBoxes(Game):
         else:
             self.player = -self.player
 
-    def playout(self, rng: random.Random) -> tuple[int, int]:
+    def playout(
+        self, rng: random.Random, moves: Moves | None = None, knowledge: bool = False
+    ) -> tuple[int, int]:
+        """A random order of the free edges is a uniform random game; with ``knowledge``,
+        boxes taken and third sides avoided. Each way of recording the moves is its own loop."""
         if self.score is not None:
             return self.score, 0
+        if knowledge:
+            return self._playout_with_knowledge(rng, moves)
+        if moves is not None:
+            return self._recorded_playout(rng, moves)
         boxes_of_edge = self._rules.boxes_of_edge
         edges = self._edges
         player = self.player
@@ -186,6 +207,126 @@ class DotsAndBoxes(Game):
             else:
                 player = -player
         return (margin > 0) - (margin < 0), len(order)
+
+    def _recorded_playout(self, rng: random.Random, moves: Moves) -> tuple[int, int]:
+        """``playout``'s uniform loop appending ``(player, action)`` to ``moves``."""
+        boxes_of_edge = self._rules.boxes_of_edge
+        edges = self._edges
+        player = self.player
+        margin = self._boxes_first.bit_count() - self._boxes_second.bit_count()
+        order = [a for a in range(self._rules.num_actions) if not edges >> a & 1]
+        rng.shuffle(order)
+        append = moves.append
+        for action in order:
+            append((player, action))
+            edges |= 1 << action
+            gained = 0
+            for _, box_mask in boxes_of_edge[action]:
+                if edges & box_mask == box_mask:
+                    gained += 1
+            if gained:
+                margin += gained * player
+            else:
+                player = -player
+        return (margin > 0) - (margin < 0), len(order)
+
+    def _playout_with_knowledge(self, rng: random.Random, moves: Moves | None) -> tuple[int, int]:
+        """Take a box if one can be taken, else a safe edge (no box gets a third side) if one
+        exists, else any edge.
+
+        Kept incrementally: ``sides[b]`` counts the drawn sides of box ``b``; ``takeable``
+        holds boxes that had three sides when last touched; ``safe`` and ``free`` are edge
+        lists with lazy deletion (an edge, once unsafe or drawn, stays so).
+        """
+        rules = self._rules
+        edge_boxes, box_edges = rules.edge_boxes, rules.box_edges
+        edges = self._edges
+        player = self.player
+        margin = self._boxes_first.bit_count() - self._boxes_second.bit_count()
+        sides = [sum(edges >> e & 1 for e in box) for box in box_edges]
+        free = [a for a in range(rules.num_actions) if not edges >> a & 1]
+        remaining = played = len(free)  # the game ends when every edge is drawn
+        safe = [a for a in free if all(sides[b] < 2 for b in edge_boxes[a])]
+        takeable = [b for b, n in enumerate(sides) if n == 3]
+        random_ = rng.random
+        while remaining:
+            action = -1
+            while takeable:
+                b = takeable.pop()
+                if sides[b] == 3:
+                    for e in box_edges[b]:
+                        if not edges >> e & 1:
+                            action = e
+                            break
+                    break
+            while action < 0 and safe:
+                i = int(random_() * len(safe))
+                e = safe[i]
+                if not edges >> e & 1 and all(sides[b] < 2 for b in edge_boxes[e]):
+                    action = e
+                    break
+                safe[i] = safe[-1]
+                safe.pop()
+            while action < 0:
+                i = int(random_() * len(free))
+                e = free[i]
+                free[i] = free[-1]
+                free.pop()
+                if not edges >> e & 1:
+                    action = e
+            if moves is not None:
+                moves.append((player, action))
+            edges |= 1 << action
+            remaining -= 1
+            gained = 0
+            for b in edge_boxes[action]:
+                n = sides[b] + 1
+                sides[b] = n
+                if n == 4:
+                    gained += 1
+                elif n == 3:
+                    takeable.append(b)
+            if gained:
+                margin += gained * player
+            else:
+                player = -player
+        return (margin > 0) - (margin < 0), played
+
+    # ---------------------------------------------------------------- for people
+    @property
+    def title(self) -> str:
+        return "Dots and Boxes"
+
+    @property
+    def full_title(self) -> str:
+        return f"{self.title}, {self.rows}x{self.cols} boxes"
+
+    @property
+    def notation(self) -> str:
+        return "an edge by its two dots, like a1-b1"
+
+    @property
+    def move_help(self) -> str:
+        return (
+            f"Type an edge by the two dots it joins: columns are letters "
+            f"a-{_LETTERS[self.cols]}, rows are numbers 1-{self.rows + 1} from the top. a1-b1 "
+            f"is the top edge of the top-left box, a1-a2 its left edge. Completing a box scores "
+            f"it and you move again; more boxes wins. The edge drawn last shows as *."
+        )
+
+    @property
+    def solvable(self) -> bool:
+        return self.num_actions <= 12  # up to 2x2 boxes
+
+    def board_view(self) -> dict[str, Any]:
+        first, second = self.boxes
+        return {
+            "layout": "dots",
+            "rows": self.rows,
+            "cols": self.cols,
+            "edges": list(self._rules.edge_cell),
+            "boxes": [first, second],
+        }
 
     # -------------------------------------------------------- views of the position
     def _box_array(self, boxes: int) -> np.ndarray:

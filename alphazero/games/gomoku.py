@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import cache
-from typing import ClassVar, Self
+from functools import cache, cached_property
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -18,11 +18,12 @@ from .base import (
     DIHEDRAL_OPS,
     Game,
     MoveParseError,
+    Moves,
     apply_symmetries,
     check_param,
     grid_policy_permutations,
 )
-from .lines import LineBoard, line_through
+from .lines import MARKS_HELP, LineBoard, line_through
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _MAX_SIZE = len(_LETTERS)
@@ -40,18 +41,44 @@ class _GridRules:
         action_grid = np.arange(size * size).reshape(size, size)
         self.sym_perms = grid_policy_permutations(action_grid, DIHEDRAL_OPS)
 
+    @cached_property
+    def neighbours(self) -> tuple[tuple[int, ...], ...]:
+        """For each point, its neighbours on the board (8-neighbourhood): rollout knowledge."""
+        size = self.size
+        return tuple(
+            tuple(
+                (r + dr) * size + c + dc
+                for dr in (-1, 0, 1)
+                for dc in (-1, 0, 1)
+                if (dr or dc) and 0 <= r + dr < size and 0 <= c + dc < size
+            )
+            for r, c in (divmod(a, size) for a in range(size * size))
+        )
+
 
 @cache
 def _rules(size: int, n_in_row: int) -> _GridRules:
     return _GridRules(size, n_in_row)
 
 
+def _dilate(stones: int, stride: int) -> int:
+    """Every point next to (or on) a stone, spare bits and bits off the board included."""
+    row = stones | stones << 1 | stones >> 1
+    return row | row << stride | row >> stride
+
+
 class Gomoku(Game):
-    """n-in-a-row on a ``size x size`` board (15x15 five by default; overlines win)."""
+    """n-in-a-row on a ``size x size`` board (15x15 five by default; overlines win).
+
+    Rollout knowledge: every move is a random empty point next to a stone (8-neighbourhood),
+    any empty point only on an empty board; ``candidate_moves`` keeps the same points for the
+    tree (a win or a block is always next to a stone, so nothing tactical is lost).
+    """
 
     __slots__ = ("_first", "_rules", "_second")
     name = "gomoku"
     marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
+    rollout_knowledge: ClassVar[bool] = True
 
     def __init__(self, size: int = 15, n_in_row: int = 5) -> None:
         check_param(self.name, "size", size, 3, _MAX_SIZE)
@@ -118,9 +145,17 @@ class Gomoku(Game):
         self.player = -self.player
         self.last_move = action
 
-    def playout(self, rng: random.Random) -> tuple[int, int]:
+    def playout(
+        self, rng: random.Random, moves: Moves | None = None, knowledge: bool = False
+    ) -> tuple[int, int]:
+        """A random order of the empty points is a uniform random game; with ``knowledge``,
+        random points next to a stone. Each way of recording the moves is its own loop."""
         if self.score is not None:
             return self.score, 0
+        if knowledge and self.rollout_knowledge:
+            return self._playout_near_stones(rng, moves)
+        if moves is not None:
+            return self._recorded_playout(rng, moves)
         rules = self._rules
         has_line = rules.has_line
         stones = {1: self._first, -1: self._second}
@@ -133,6 +168,105 @@ class Gomoku(Game):
                 return player, played
             player = -player
         return 0, len(empty)
+
+    def _recorded_playout(self, rng: random.Random, moves: Moves) -> tuple[int, int]:
+        """``playout``'s uniform loop appending ``(player, action)`` to ``moves``."""
+        rules = self._rules
+        has_line = rules.has_line
+        bits = rules.action_bits
+        occupied = self._first | self._second
+        empty = [a for a, bit in enumerate(bits) if not occupied & bit]
+        rng.shuffle(empty)
+        player = self.player
+        mine, theirs = (self._first, self._second) if player == 1 else (self._second, self._first)
+        append = moves.append
+        for played, action in enumerate(empty, start=1):
+            mine |= bits[action]
+            append((player, action))
+            if has_line(mine):
+                return player, played
+            mine, theirs = theirs, mine
+            player = -player
+        return 0, len(empty)
+
+    def _playout_near_stones(self, rng: random.Random, moves: Moves | None) -> tuple[int, int]:
+        """Random moves next to a stone. The candidates are a list with lazy deletion: a
+        point joins when a neighbour is played, and leaves when it is drawn and found taken."""
+        rules = self._rules
+        bits = rules.action_bits
+        has_line, full = rules.has_line, rules.lines.full
+        neighbours = rules.neighbours
+        player = self.player
+        mine, theirs = (self._first, self._second) if player == 1 else (self._second, self._first)
+        occupied = mine | theirs
+        start = occupied.bit_count()
+        near = _dilate(occupied, rules.lines.stride) & ~occupied
+        candidates = [a for a, bit in enumerate(bits) if near & bit]
+        listed = near  # bits of the points ever put in `candidates`
+        random_ = rng.random
+        while True:
+            while True:
+                if not candidates:  # only on an empty board: any point
+                    action = int(random_() * len(bits))
+                    break
+                i = int(random_() * len(candidates))
+                action = candidates[i]
+                if not occupied & bits[action]:
+                    break
+                candidates[i] = candidates[-1]
+                candidates.pop()
+            bit = bits[action]
+            mine |= bit
+            occupied |= bit
+            if moves is not None:
+                moves.append((player, action))
+            if has_line(mine):
+                return player, occupied.bit_count() - start
+            if occupied == full:
+                return 0, occupied.bit_count() - start
+            for b in neighbours[action]:
+                if not listed & bits[b]:
+                    listed |= bits[b]
+                    if not occupied & bits[b]:
+                        candidates.append(b)
+            mine, theirs = theirs, mine
+            player = -player
+
+    def candidate_moves(self, knowledge: bool = False) -> list[int]:
+        if knowledge and self.rollout_knowledge and self.score is None:
+            rules = self._rules
+            occupied = self._first | self._second
+            near = _dilate(occupied, rules.lines.stride) & ~occupied
+            moves = [a for a, bit in enumerate(rules.action_bits) if near & bit]
+            if moves:
+                return moves
+        return self.available_moves
+
+    # ---------------------------------------------------------------- for people
+    @property
+    def title(self) -> str:
+        return "Gomoku"
+
+    @property
+    def full_title(self) -> str:
+        size = self.size
+        return f"{self.title} {size}x{size}, {self._rules.n_in_row} in a row"
+
+    @property
+    def notation(self) -> str:
+        return "a point like b2, or column,row like 2,2"
+
+    @property
+    def move_help(self) -> str:
+        size = self.size
+        return (
+            f"Type a point: its column letter a-{_LETTERS[size - 1]} and its row number "
+            f"1-{size} from the bottom, like b2, or the two numbers column,row like 2,2. "
+            f"{self._rules.n_in_row} in a row wins. " + MARKS_HELP
+        )
+
+    def board_view(self) -> dict[str, Any]:
+        return {"layout": "grid", "n_in_row": self._rules.n_in_row}
 
     # -------------------------------------------------------- views of the position
     @property

@@ -15,6 +15,12 @@ from functools import cached_property
 
 import numpy as np
 
+MARKS_HELP = (
+    "The last stone is drawn in (parentheses), and the line that wins, once there is one, "
+    "in [brackets]."
+)
+"""How ``render`` marks a line game's board, for the games' ``move_help``."""
+
 
 def _run_shifts(step: int, n: int) -> tuple[int, ...]:
     """Shifts that reduce a bitboard to the start bits of its runs of ``n`` along ``step``.
