@@ -7,15 +7,16 @@ python play.py --p1 uct:1000 --p2 random --games 100
 python play.py --web                             # the board in your browser, played with the mouse
 python play.py --help                            # every option, the notation, the commands
 
-The session itself (board, prompt, hints, undo, records) lives in ``alphazero.terminal``, the
-page and its server in ``alphazero.play.web``.
+The program lives in the package ``alphazero.play``: ``cli`` reads the options, ``session`` is
+the game at the terminal (board, prompt, hints, undo), ``web`` the page and its server.
 """
 
 from __future__ import annotations
 
 import sys
 
-from alphazero.terminal import main, parse_args, parse_game
+from alphazero.play.cli import main
+from alphazero.play.options import parse_args, parse_game
 
 __all__ = ["main", "parse_args", "parse_game"]
 

@@ -17,7 +17,8 @@ A player that can search many games at once also has ``batch_moves(games) -> act
 arena uses it so a model's games share one network call per step. A model can also say what it
 thought: ``ModelPlayer.think(game) -> Thought`` (its move, the most visited moves with their
 share of the visits and values, the network's win / draw / loss estimate and the search value),
-which the terminal game shows after each of its moves and for ``hint``.
+which the terminal session (``alphazero.play.session``) shows after each of its moves and for
+``hint``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from .games.base import Game, GameError
+from .games.base import Game
+from .play.prompt import Leave, LineReader, ask_move
 
 if TYPE_CHECKING:
     from .search import Node, Policy
@@ -75,39 +77,21 @@ class RandomPlayer:
 class HumanPlayer:
     """A person at the terminal: reads moves typed on standard input until one is legal.
 
-    This is the bare loop for code that calls players one move at a time; ``play.py`` runs the
-    full terminal game (``alphazero.terminal``), with commands, hints and undo, instead.
+    This is the bare prompt for code that calls players one move at a time, the same loop
+    (``play.prompt.ask_move``) as ``play.py``'s session, which adds commands, hints and undo.
     End of input raises ``SystemExit`` with a short message, never a traceback.
     """
 
-    MAX_LINE = 200
-    """Longer lines are refused without being parsed."""
-
-    def __init__(self, prompt: str = "your move: ") -> None:
+    def __init__(self, prompt: str = "your move: ", reader: LineReader | None = None) -> None:
         self.name = "human"
         self.prompt = prompt
+        self.reader = reader if reader is not None else LineReader(sys.stdout)
 
     def __call__(self, game: Game) -> int:
-        while True:
-            try:
-                text = input(self.prompt)
-            except EOFError:
-                raise SystemExit("\nend of input: game abandoned") from None
-            except UnicodeDecodeError:
-                print("that line is not text: type a move", file=sys.stdout)
-                continue
-            if not text.strip():
-                continue
-            if len(text) > self.MAX_LINE:
-                print(f"that line is too long ({len(text)} characters): type a move")
-                continue
-            try:
-                action = game.parse_move(text)
-                game.sim_move(action)  # raises with a reason if illegal
-            except GameError as error:
-                print(error)
-                continue
-            return action
+        try:
+            return ask_move(game, self.reader, self.prompt, print)
+        except Leave:
+            raise SystemExit("\nend of input: game abandoned") from None
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from alphazero.arena import MatchResult, play_match
 from alphazero.games import make
+from alphazero.play.models import config_game
+from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem
 from alphazero.players import ModelPlayer, make_player
-from alphazero.terminal import DEFAULT_SIMULATIONS, output_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
@@ -166,8 +165,11 @@ def main() -> int:
 
     measured: dict[str, dict] = {}
     for folder in folders:
-        game_config = yaml.safe_load((folder / "config.yaml").read_text())["game"]
-        name, params = game_config["name"], game_config.get("params") or {}
+        found = config_game(folder / "config.yaml")
+        if found is None:
+            print(f"error: {folder / 'config.yaml'} names no game", file=sys.stderr)
+            return 2
+        name, params = found
         start = make(name, **params)
         sims = (
             args.sims

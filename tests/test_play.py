@@ -1,4 +1,4 @@
-"""The terminal game (``play.py``, ``alphazero.terminal``): whole games driven through standard
+"""The terminal game (``play.py``, ``alphazero.play``): whole games driven through standard
 input for every game, bad input of every kind, a real (tiny) model's thoughts and hints,
 colours, records, and one session inside tmux as a person would play it.
 
@@ -24,19 +24,14 @@ import numpy as np
 import pytest
 
 from alphazero.games import make
+from alphazero.play.board import Style, use_color
+from alphazero.play.models import default_model, how_to_train
+from alphazero.play.options import parse_game
+from alphazero.play.prompt import LineReader
+from alphazero.play.records import GameRecord
+from alphazero.play.session import HintModel, Session
+from alphazero.play.thoughts import format_thought
 from alphazero.players import ModelPlayer, MoveStat, Thought
-from alphazero.terminal import (
-    GameRecord,
-    HintModel,
-    LineReader,
-    Session,
-    Style,
-    default_model,
-    format_thought,
-    how_to_train,
-    parse_game,
-    use_color,
-)
 
 PLAY = Path(__file__).resolve().parents[1] / "play.py"
 TICTACTOE_POINTS = [f"{c}{r}" for c in "abc" for r in "123"]
@@ -651,7 +646,7 @@ def test_a_proven_result_is_the_outlook_without_the_networks_contrary_guess():
 
 
 def test_values_that_round_to_zero_print_as_plus_zero():
-    from alphazero.terminal import signed
+    from alphazero.play.thoughts import signed
 
     assert [signed(v) for v in (-0.004, -0.0, 0.0, 0.004)] == ["+0.00"] * 4
     assert (signed(-0.005001), signed(0.31), signed(-1.0)) == ("-0.01", "+0.31", "-1.00")
@@ -803,11 +798,11 @@ def test_symmetric_applies_to_model_specs(tmp_path):
 def test_a_hostile_config_met_while_looking_for_a_model_is_skipped(tmp_path):
     """play.py reads every run's config.yaml to find a model for the game: a deeply nested
     one (a RecursionError in plain yaml.safe_load) is passed over, not a crash."""
-    from alphazero.terminal import _config_game
+    from alphazero.play.models import config_game
 
     nested = tmp_path / "nested.yaml"
     nested.write_text("game: " + "[" * 5000 + "]" * 5000)
-    assert _config_game(nested) is None
+    assert config_game(nested) is None
     plain = tmp_path / "plain.yaml"
     plain.write_text("game: {name: connect4}")
-    assert _config_game(plain) == ("connect4", {"rows": 6, "cols": 7, "n_in_row": 4})
+    assert config_game(plain) == ("connect4", {"rows": 6, "cols": 7, "n_in_row": 4})

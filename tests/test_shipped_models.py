@@ -11,8 +11,8 @@ import pytest
 
 from alphazero.checkpoints import RunDir
 from alphazero.games import make
+from alphazero.play.models import default_model
 from alphazero.players import ModelPlayer
-from alphazero.terminal import default_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "checkpoints" / "pretrained").iterdir() if p.is_dir())

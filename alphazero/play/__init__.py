@@ -1,3 +1,2 @@
-"""Playing against the trained models: ``web`` serves the board in a browser (``python play.py
---web``); the terminal game is ``alphazero.terminal``.
-"""
+"""Playing the games: ``play.py`` in the terminal (``cli``: a person's ``session``, or a
+``match`` between two players) and in the browser (``web``, its page in ``static/``)."""

@@ -45,17 +45,10 @@ import numpy as np
 from ..games import make
 from ..games.base import Game, GameError, MoveParseError
 from ..players import ModelPlayer, Thought
-from ..terminal import (
-    DEFAULT_GAME,
-    DEFAULT_SIMULATIONS,
-    default_model,
-    how_to_train,
-    parse_game,
-    title_of,
-)
+from .models import default_model, how_to_train
+from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SIMULATIONS, parse_game
+from .prompt import reason
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 MAX_BODY = 16 * 1024
 """Larger request bodies are refused: everything the page sends is a few dozen bytes."""
 MAX_DRAIN = 1024 * 1024
@@ -197,7 +190,7 @@ class GameChoice:
     def to_json(self) -> dict[str, Any]:
         return {
             "spec": self.spec,
-            "title": title_of(self.new_game()),
+            "title": self.new_game().full_title,
             "model": None if self.model is None else shown_path(self.model),
         }
 
@@ -213,19 +206,10 @@ def shown_path(path: Path) -> str:
     return str(path)
 
 
-def edge_cells(rows: int, cols: int) -> list[tuple[int, int]]:
-    """Dots and Boxes: each action's cell in the ``(2 rows + 1) x (2 cols + 1)`` lattice of
-    ``state``, in the numbering ``alphazero.games.dots_and_boxes`` documents (the horizontal
-    edges row by row, then the vertical ones)."""
-    horizontal = [(2 * r, 2 * c + 1) for r in range(rows + 1) for c in range(cols)]
-    vertical = [(2 * r + 1, 2 * c) for r in range(rows) for c in range(cols + 1)]
-    return horizontal + vertical
-
-
 def board_json(game: Game) -> dict[str, Any]:
-    """What the page draws a position from: the layout, the board (absolute: +1 the first
-    player's), whose move, the legal moves and every move's name."""
-    data: dict[str, Any] = {
+    """What the page draws a position from: the layout (``Game.board_view``), the board
+    (absolute: +1 the first player's), whose move, the legal moves and every move's name."""
+    return {
         "name": game.name,
         "board": game.state.tolist(),
         "player": game.player,
@@ -235,22 +219,8 @@ def board_json(game: Game) -> dict[str, Any]:
         "labels": [game.format_move(a) for a in range(game.num_actions)],
         "key": ",".join(str(part) for part in game.key()),
         "winning_line": game.winning_line(),
+        **game.board_view(),
     }
-    params = game.params
-    if game.name == "connect4":
-        data.update(layout="columns", n_in_row=params["n_in_row"])
-    elif game.name == "dots_and_boxes":
-        first, second = game.boxes  # type: ignore[attr-defined]
-        data.update(
-            layout="dots",
-            rows=params["rows"],
-            cols=params["cols"],
-            edges=edge_cells(params["rows"], params["cols"]),
-            boxes=[first, second],
-        )
-    else:
-        data.update(layout="grid", n_in_row=params.get("n_in_row", 3))
-    return data
 
 
 def thought_json(thought: Thought, game: Game, ply: int, kind: str) -> dict[str, Any]:
@@ -465,7 +435,7 @@ class PlaySession:
                 self._play(action)
             except GameError as error:  # occupied, full, drawn already
                 raise RequestError(
-                    HTTPStatus.UNPROCESSABLE_ENTITY, _reason(error, self.game)
+                    HTTPStatus.UNPROCESSABLE_ENTITY, reason(error, self.game)
                 ) from None
             self.thought = None
             if self.game.score is None and self.game.player != self.human:
@@ -497,7 +467,7 @@ class PlaySession:
         try:
             return game.parse_move(text)
         except MoveParseError as error:
-            raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, _reason(error, game)) from None
+            raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, reason(error, game)) from None
 
     def _check_your_turn(self, what: str) -> None:
         if self.busy == "loading":
@@ -564,7 +534,7 @@ class PlaySession:
             turn -= 1
         last_turn = [action for _, action in self.history[turn:]]
         completed: list[tuple[int, int]] = []
-        if game.name == "dots_and_boxes" and last_turn:
+        if game.board_view()["layout"] == "dots" and last_turn:
             before, now = self.history[turn][0].state, game.state
             completed = [
                 (int(r), int(c))
@@ -575,7 +545,7 @@ class PlaySession:
         return {
             "session": self.id,
             "version": self.version,
-            "title": title_of(game),
+            "title": game.full_title,
             "spec": settings.choice.spec,
             "first": settings.first,
             "sims": settings.simulations,
@@ -607,11 +577,6 @@ def check_fields(body: dict[str, Any], allowed: tuple[str, ...]) -> None:
             HTTPStatus.BAD_REQUEST,
             f"unknown field {names}: this request takes {', '.join(allowed)}",
         )
-
-
-def _reason(error: Exception, game: Game) -> str:
-    """A game's message without the game's name in front."""
-    return str(error).removeprefix(f"{game.name}: ")
 
 
 def _one_line(error: BaseException) -> str:
@@ -1100,7 +1065,8 @@ def serve(args: argparse.Namespace) -> int:
             return fail(_one_line(error))
         url = page_url(host, server.server_address[1])
         print(
-            f"{title_of(app.default.new_game())} in the browser: {url}  (Ctrl-C stops)", flush=True
+            f"{app.default.new_game().full_title} in the browser: {url}  (Ctrl-C stops)",
+            flush=True,
         )
         if not args.no_browser:
             open_browser(url)

@@ -350,7 +350,7 @@ function drawColumns(svg, state, thought) {
 function drawGrid(svg, state, thought) {
   const board = state.position.board;
   const size = board.length;
-  const ttt = state.position.name === "tictactoe";
+  const ttt = state.position.layout === "cells"; // marks in the cells, not stones on the points
   const cell = ttt ? 110 : Math.max(30, Math.min(60, Math.floor(600 / size)));
   const margin = ttt ? 30 : 34;
   const span = size * cell;

@@ -1,0 +1,175 @@
+"""``play.py``'s program: read the options, build the players, then serve the page (``--web``),
+play a match (no person playing) or run a terminal session."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import sys
+from pathlib import Path
+
+from ..checkpoints import CheckpointError
+from ..games import make
+from ..games.base import Game, GameError
+from ..players import ModelPlayer, Player, PlayerSpecError, make_player, model_spec_parts
+from .board import Style, use_color
+from .match import run_match
+from .models import default_model, how_to_train
+from .options import DEFAULT_GAME, output_problem, parse_args, parse_game
+from .prompt import LineReader
+from .session import HintModel, Session, is_human
+from .text import is_tty
+from .web import serve
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``play.py``: returns the exit code (0 played or left, 2 bad options or no model, 1 a
+    match whose --json or --save could not be written)."""
+    args = parse_args(argv)
+    _reconfigure_stdio()
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("\nbye")
+        return 0
+    except BrokenPipeError:  # the reader of our output went away
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the exit flush)
+        return 0
+
+
+def _reconfigure_stdio() -> None:
+    """Undecodable input becomes U+FFFD and unencodable output '?': never a crash."""
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
+class _NoModel(Exception):
+    """The default opponent (a model) is needed and there is none; the message says why."""
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Check the options, build the players, then a match or a ``Session``."""
+
+    def fail(message: str) -> int:
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        name, params = parse_game(args.game)
+    except (ValueError, GameError) as error:
+        return fail(str(error))
+    if args.games < 1:
+        return fail(f"--games must be at least 1, got {args.games}")
+    if args.sims < 1:
+        return fail(f"--sims must be at least 1, got {args.sims}")
+    for option, path in (("--json", args.json), ("--save", args.save)):
+        problem = None if path is None else output_problem(option, path)
+        if problem is not None:
+            return fail(problem)
+    if args.web:
+        return serve(args)
+    for option, given in (
+        ("--port", args.port is not None),
+        ("--host", args.host is not None),
+        ("--no-browser", args.no_browser),
+    ):
+        if given:
+            return fail(f"{option} goes with --web")
+
+    def new_game() -> Game:
+        return make(name, **params)
+
+    model_path = args.model if args.model is not None else default_model(name, params)
+    try:
+        p1, p2 = _players(args, new_game(), model_path)
+    except _NoModel as missing:
+        print(missing, file=sys.stderr)
+        return 2
+    except (PlayerSpecError, CheckpointError, GameError, ValueError) as error:
+        return fail(str(error))
+
+    humans = [p for p in (p1, p2) if is_human(p)]
+    if not humans:
+        return run_match(p1, p2, new_game, args.games, not args.quiet, args.json, args.save)
+    first, second = _seating(p1, p2, args)
+    names = {id(humans[0]): "you"} if len(humans) == 1 else {id(p1): "player 1", id(p2): "player 2"}
+    model = next((p for p in (p1, p2) if isinstance(p, ModelPlayer)), None)
+    stdin_tty = is_tty(sys.stdin)
+    if stdin_tty:
+        # Line editing and history at the prompt; only on a terminal, where it belongs (and
+        # its import alone can write escape codes).
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401
+    session = Session(
+        new_game,
+        reader=LineReader(sys.stdout, echo=not stdin_tty),
+        out=sys.stdout,
+        style=Style(use_color(sys.stdout, args.color)),
+        hint=HintModel(model, model_path, new_game(), args.sims, args.seed, args.symmetric),
+        names=names,
+        show_thoughts=not args.quiet,
+        save=args.save,
+    )
+    return session.play(first, second, args.games)
+
+
+def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> list[Player]:
+    """``--p1`` (default human) and ``--p2`` (default the model at ``model_path``)."""
+    seeds = (args.seed, None if args.seed is None else args.seed + 1)
+    players: list[Player] = []
+    for spec, seed in zip((args.p1 or "human", args.p2), seeds, strict=True):
+        if spec is None:
+            if model_path is None:
+                shown = "" if args.game == DEFAULT_GAME else args.game.strip()
+                raise _NoModel(how_to_train(start.name, start.params, shown))
+            print(f"loading the model {model_path} ...", flush=True)
+            players.append(
+                ModelPlayer(
+                    model_path,
+                    start,
+                    simulations=args.sims,
+                    seed=args.seed or 0,
+                    symmetric=args.symmetric,
+                )
+            )
+            continue
+        spec = _with_sims(spec, args.sims, args.symmetric)
+        if spec.lower().startswith("model:"):
+            print(f"loading {spec} ...", flush=True)
+        players.append(make_player(spec, start, seed=seed))
+    return players
+
+
+def _with_sims(spec: str, simulations: int, symmetric: bool = False) -> str:
+    """``model:PATH[:symmetric]`` -> ``model:PATH:SIMS[:symmetric]`` (a spec that gives its
+    own budget is kept), and ``:symmetric`` added with ``symmetric``."""
+    model = model_spec_parts(spec)
+    if model is None:
+        return spec.strip()
+    path, budget, spec_symmetric = model
+    flag = ":symmetric" if symmetric or spec_symmetric else ""
+    return f"model:{path}:{budget or simulations}{flag}"
+
+
+def _seating(p1: Player, p2: Player, args: argparse.Namespace) -> tuple[Player, Player]:
+    """Who moves first in the first game: ``--first`` with one person playing, else ``--p1``
+    when it was given, else the person."""
+    humans = [p for p in (p1, p2) if is_human(p)]
+    if len(humans) != 1:
+        return p1, p2
+    human = humans[0]
+    other = p2 if human is p1 else p1
+    choice = args.first or ("human" if args.p1 is None else None)
+    if choice == "random":
+        choice = random.Random(args.seed).choice(("human", "ai"))
+    if choice == "human":
+        return human, other
+    if choice == "ai":
+        return other, human
+    return p1, p2

@@ -1,0 +1,100 @@
+"""Which model plays a game when ``--model`` is not given (a shipped one, else a run of
+``train.py``), and how to train one when there is none."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..config import ConfigError, read_yaml
+from ..games import make
+from ..games.base import GameError
+from .options import DEFAULT_GAME
+
+PRETRAINED_DIR = Path("checkpoints", "pretrained")
+"""Shipped models: ``checkpoints/pretrained/<game>/``, a run folder (``best.keras`` inside)."""
+PROJECT_PRETRAINED_DIR = Path(__file__).resolve().parents[2] / PRETRAINED_DIR
+"""The shipped models of the checkout this package lives in, so that ``play.py`` run from
+another folder (where ``PRETRAINED_DIR``, a relative path, finds nothing) still has them."""
+RUNS_DIR = Path("checkpoints")
+"""Where ``train.py`` writes its runs by default: ``checkpoints/<config name>/``."""
+
+
+def default_model(name: str, params: Mapping[str, int] | None = None) -> Path | None:
+    """The model ``play.py`` uses for game ``name`` with ``params`` when none is given.
+
+    A shipped run folder in ``checkpoints/pretrained/`` first (the working folder's, else this
+    checkout's: see ``pretrained_dirs``), else a run of ``train.py`` in ``checkpoints/`` that
+    has saved a model; either must train this very game (the name and the parameters in its
+    ``config.yaml``), so Gomoku 6x6 and 8x8 each find their own.
+    ``None`` when there is none.
+    """
+    wanted = make(name, **(params or {})).params
+    bases = [(base, False) for base in pretrained_dirs()] + [(RUNS_DIR, True)]
+    for base, needs_model in bases:
+        if not base.is_dir():
+            continue
+        # The folder named after the game first, so a user's own run of the default config
+        # wins over experiments that happen to train the same game.
+        folders = sorted(p for p in base.iterdir() if p.is_dir() and p != PRETRAINED_DIR)
+        folders.sort(key=lambda p: p.name != name)
+        for folder in folders:
+            if needs_model and not any(
+                (folder / file).is_file() for file in ("best.keras", "latest.keras")
+            ):
+                continue
+            if config_game(folder / "config.yaml") == (name, wanted):
+                return folder
+    return None
+
+
+def pretrained_dirs() -> list[Path]:
+    """Where shipped models are looked for, in order: ``checkpoints/pretrained`` in the working
+    folder, then in the checkout this package lives in (when that is another folder)."""
+    dirs = [PRETRAINED_DIR]
+    # Only where it is there: an installed (not editable) package has no checkpoints beside it.
+    if PROJECT_PRETRAINED_DIR.is_dir() and PROJECT_PRETRAINED_DIR != PRETRAINED_DIR.resolve():
+        dirs.append(PROJECT_PRETRAINED_DIR)
+    return dirs
+
+
+def config_game(config: Path) -> tuple[str, dict[str, int]] | None:
+    """The game (name, full parameters) a config or run folder's config trains, if readable."""
+    try:  # the bounded loader: any config.yaml under checkpoints/ is read here, unasked
+        data = read_yaml(config)
+        game = data["game"]
+        name = str(game["name"])
+        return name, make(name, **(game.get("params") or {})).params
+    except (ConfigError, ValueError, TypeError, KeyError, AttributeError, GameError):
+        return None
+
+
+def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str = "") -> str:
+    """One line: there is no model for game ``name`` with ``params``, and how to train one.
+
+    ``shown`` is the ``--game`` text as the person typed it. The line names the config in
+    ``configs/`` that trains this very board; when none does, ``configs/<name>.yaml`` with the
+    parameters to change.
+    """
+    game = make(name, **(params or {}))
+    wanted = game.params
+    configs = sorted(Path("configs").glob("*.yaml"))
+    configs.sort(key=lambda p: p.stem != name)  # configs/<name>.yaml first
+    config = next((c for c in configs if config_game(c) == (name, wanted)), None)
+    if config is None and config_game(Path("configs", f"{name}.yaml")) is None:
+        config = Path("configs", f"{name}.yaml")  # not here to read (run from elsewhere)
+    game_option = "" if name == DEFAULT_GAME and not shown else f" --game {shown or name}"
+    if config is None:
+        config = Path("configs", f"{name}.yaml")
+        settings = ",".join(f"{k}={v}" for k, v in wanted.items())
+        train = f"`python train.py --config {config}` (set its game params to {settings})"
+    elif config.stem == DEFAULT_GAME:
+        train = "`python train.py`"
+    else:
+        train = f"`python train.py --config {config}`"
+    play = f"`python play.py{game_option} --model {RUNS_DIR / config.stem}`"
+    looked = " or ".join(str(d) for d in pretrained_dirs())
+    return (
+        f"no {game.title} model yet (none in {looked} for this board): train one with "
+        f"{train}, then play it with {play} (or play a baseline: --p2 uct:2000)"
+    )

@@ -1,0 +1,264 @@
+"""``play.py``'s command line: its options with their help laid out for the terminal, and the
+``--game`` names (short ones too)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from ..games import GAMES, game_params, make
+from ..players import SPEC_FORMS
+from .records import SAVE_HELP
+from .text import fill, terminal_width, two_columns
+
+DEFAULT_GAME = "connect4"
+DEFAULT_SIMULATIONS = 800
+"""What the README's strength table measures; about 2 s a Connect Four move on 2 cores."""
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+"""Where ``--web`` serves: this machine only, unless ``--host`` says otherwise."""
+
+GAME_ALIASES: dict[str, tuple[str, dict[str, int]]] = {
+    "ttt": ("tictactoe", {}),
+    "c4": ("connect4", {}),
+    "boxes": ("dots_and_boxes", {}),
+    "dots": ("dots_and_boxes", {}),
+}
+"""Short names for ``--game``; ``gomokuN`` (N x N, five in a row from 8 up, else four) too."""
+SHORT_NAMES_HELP = (
+    "short names",
+    "c4, ttt, boxes, gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)",
+)
+
+PROMPT_HELP = (
+    "at the prompt: a move, or",
+    (
+        ("help", "the notation and these commands"),
+        ("hint", "the model's suggestion for you"),
+        ("undo", "take back your last move and the replies to it"),
+        ("moves", "the moves so far"),
+        ("board", "draw the board again"),
+        ("quit", "leave (end of input and Ctrl-C leave too, exit code 0)"),
+    ),
+)
+"""Help sections are a heading and rows of two columns, laid out for the terminal's width
+by ``two_columns``."""
+
+EXAMPLES = (
+    "examples:",
+    (
+        ("python play.py", "you against the shipped Connect Four model"),
+        ("python play.py --model checkpoints/connect4", "you against the model you trained"),
+        ("python play.py --game tictactoe --p2 perfect", "you against perfect play"),
+        ("python play.py --p1 human --p2 uct:2000", "you against a baseline (no model needed)"),
+        (
+            "python play.py --game gomoku8 --first ai --sims 400",
+            "the shipped Gomoku 8x8 model moves first",
+        ),
+        (
+            "python play.py --p1 uct:1000 --p2 random --games 100 --json match.json",
+            "a match of 100 games, its result written to match.json",
+        ),
+        ("python play.py --web", "the board in your browser, played with the mouse"),
+    ),
+)
+
+
+def games_help() -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Every game of the registry with its parameters' defaults and its notation, the
+    default game first; then the short names."""
+    rows = []
+    for name in sorted(GAMES, key=lambda n: n != DEFAULT_GAME):
+        params = ",".join(f"{key}={value}" for key, value in game_params(name).items())
+        game = make(name)
+        spec = f"{name}:{params}" if params else name
+        rows.append((spec, f"{game.title}; a move is {game.notation}"))
+    rows.append(SHORT_NAMES_HELP)
+    return "games (--game NAME or NAME:key=value,..., here with the defaults):", tuple(rows)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and the epilog keep their own line breaks and layout, as with
+    ``RawDescriptionHelpFormatter``, but a line too wide for the terminal is wrapped
+    (``fill``): raw text alone runs off the side of a narrow terminal."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in fill(text, width).splitlines())
+
+
+def epilog(width: int) -> str:
+    """The end of ``play.py --help``: examples, games, player specs, the prompt's commands
+    and the ``--save`` format, laid out for ``width`` columns."""
+    sections = [
+        f"{heading}\n{two_columns(rows, width)}" for heading, rows in (EXAMPLES, games_help())
+    ]
+    sections.append("player specs (--p1, --p2):\n" + fill("  " + SPEC_FORMS, width))
+    heading, rows = PROMPT_HELP
+    sections.append(f"{heading}\n{two_columns(rows, width)}")
+    sections.append(fill(SAVE_HELP, width))
+    return "\n\n".join(sections)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``play.py``, its help laid out for the terminal's width."""
+    parser = argparse.ArgumentParser(
+        prog="play.py",
+        formatter_class=HelpFormatter,
+        description="Play a game in the terminal against a trained model or a baseline, or "
+        "run a match between any two players. With no options: you against the best "
+        "Connect Four model shipped in checkpoints/pretrained/connect4. With no person "
+        "playing it runs a match and prints wins, draws, losses, the score with a 95% "
+        "confidence interval and the Elo difference.",
+        # argparse formats for the terminal's columns less 2; the epilog is not indented.
+        epilog=epilog(terminal_width() - 2),
+    )
+    parser.add_argument(
+        "--game",
+        default=DEFAULT_GAME,
+        metavar="NAME[:k=v,...]",
+        help="the game and its size, e.g. connect4, tictactoe, gomoku:size=8,n_in_row=5, "
+        "gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4)",
+    )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the model to play against (and to ask for hints): a run folder (its "
+        "best.keras) or a .keras file (default: checkpoints/pretrained/<game> in this folder, "
+        "else in this project's, else the run checkpoints/<game> that train.py writes)",
+    )
+    parser.add_argument(
+        "--sims",
+        type=int,
+        default=DEFAULT_SIMULATIONS,
+        metavar="N",
+        help=f"the model's search: simulations per move, also for hints and for model:PATH "
+        f"specs that give none (default {DEFAULT_SIMULATIONS})",
+    )
+    parser.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="the model, hints and model:PATH specs average the network over the board's "
+        "symmetries: better moves for more inference (one spec: model:PATH:SIMS:symmetric)",
+    )
+    parser.add_argument(
+        "--first",
+        choices=("human", "ai", "random"),
+        default=None,
+        help="who moves first in a game with a person: human, ai (the other player) or "
+        "random (default: human; with --p1 given, --p1); sides alternate over --games",
+    )
+    parser.add_argument(
+        "--p1",
+        default=None,
+        metavar="SPEC",
+        help="a player (default: human); in a match it moves first in the odd games",
+    )
+    parser.add_argument(
+        "--p2",
+        default=None,
+        metavar="SPEC",
+        help="the other player (default: the model, see --model), e.g. uct:2000, random",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=1,
+        metavar="N",
+        help="games to play; sides alternate (default 1)",
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, metavar="PATH", help="write a match's result here"
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the record of every game (moves, players, result) as JSON Lines, see below",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for the random and UCT players and --first random (default: a fresh one)",
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="don't show what the model thought after its moves (and no progress bar)",
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colours: auto = when the output is a terminal and NO_COLOR is not set",
+    )
+    web = parser.add_argument_group(
+        "in the browser",
+        "--web serves a page with the board, played with the mouse; --game, --model, --sims "
+        "and --first choose the first game, and the page can change them",
+    )
+    web.add_argument(
+        "--web", action="store_true", help="play in the browser instead of the terminal"
+    )
+    web.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"the port to serve on (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    web.add_argument(
+        "--host",
+        default=None,
+        help=f"the address to serve on (default {DEFAULT_HOST}, this machine only; another "
+        "lets other machines play, with a warning)",
+    )
+    web.add_argument(
+        "--no-browser", action="store_true", help="print the address without opening a browser"
+    )
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """``play.py``'s options."""
+    return build_parser().parse_args(argv)
+
+
+def parse_game(text: str) -> tuple[str, dict[str, int]]:
+    """``name[:key=value,...]`` or a short name -> ``(name, params)``; validated.
+
+    Raises ``ValueError`` (or a ``GameError``) with a one-line reason.
+    """
+    name, _, rest = text.strip().partition(":")
+    name = name.strip().lower()
+    params: dict[str, int] = {}
+    if name in GAME_ALIASES:
+        name, defaults = GAME_ALIASES[name]
+        params.update(defaults)
+    elif m := re.fullmatch(r"gomoku([0-9]{1,2})", name):
+        size = int(m.group(1))
+        name = "gomoku"
+        params.update(size=size, n_in_row=5 if size >= 8 else min(4, size))
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise ValueError(f"--game {text!r}: parameters are key=number, like size=8")
+        params[key.strip()] = int(value)
+    make(name, **params)  # validates the name and the parameters
+    return name, params
+
+
+def output_problem(option: str, path: Path) -> str | None:
+    """Why ``option``'s file ``path`` could not be written, or ``None``. Checked before any
+    game: a match can take hours, and its result must not be lost to a mistyped path."""
+    if path.is_dir():
+        return f"{option} {path}: that is a folder, not a file name"
+    if not path.parent.is_dir():
+        return f"{option} {path}: the folder {path.parent} does not exist"
+    if not os.access(path.parent, os.W_OK):
+        return f"{option} {path}: the folder {path.parent} is not writable"
+    return None
