@@ -1,5 +1,5 @@
-"""The benchmark scripts' command lines: a bad argument is one line, and only
-``strength.py --readme`` rewrites the committed strength table."""
+"""The command lines of the benchmark and experiment scripts: a bad argument is one line, and
+only ``strength.py --readme`` rewrites the committed strength table."""
 
 from __future__ import annotations
 
@@ -66,15 +66,15 @@ def test_strength_readme_regenerates_the_committed_table(strength_copy, tmp_path
 
 def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
     before = committed(tmp_path)
-    bench = ROOT / "benchmarks"
+    bench, experiments = ROOT / "benchmarks", ROOT / "experiments"
     for script, args, reason in (
         (strength_copy, ["--readme", "--games", "5"], "--readme needs --games 100 or more"),
         (strength_copy, ["--games", "0"], "--games must be at least 1"),
         (strength_copy, ["--only", "chess"], "--only chess: no such model"),
         (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
-        (bench / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
-        (bench / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
-        (bench / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
+        (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
+        (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
     ):

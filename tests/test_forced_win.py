@@ -1,4 +1,5 @@
-"""The Gomoku forced-win search, against plain minimax and a known result."""
+"""The Gomoku forced-win search (``experiments/forced_win.py``), against plain minimax and a known
+result."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import functools
 import random
 
 import pytest
+from forced_win import ForcedWinSearch, shortest_forced_win
 
-from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
 from alphazero.games import Gomoku
 
 

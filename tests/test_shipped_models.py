@@ -57,7 +57,7 @@ def test_shipped_model_plays_legal_moves_and_is_the_default(folder, monkeypatch)
 def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_holds_out():
     """6x6 four in a row is a first-player win; after X d4 every reply but c3 loses by X's 5th
     stone, c3 by its 6th (tests/test_forced_win.py checks the search; here, the model)."""
-    from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
+    from forced_win import ForcedWinSearch, shortest_forced_win  # experiments/forced_win.py
 
     game = make("gomoku", size=6, n_in_row=4).sim_move(15)  # X d4, a centre point
     search = ForcedWinSearch(6, 4)

@@ -10,7 +10,7 @@ medians), on one network with random weights (speed does not depend on them):
   per-game  ``selfplay.play_games``: a game plays its move as soon as its own search is
             done and starts the next one, so every network call has a leaf from every game
 
-Run: ``python benchmarks/pcr.py`` (Dots and Boxes 3x3, 128 games, 200 / 50 simulations).
+Run: ``python experiments/pcr.py`` (Dots and Boxes 3x3, 128 games, 200 / 50 simulations).
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """Does the player to move force n in a row on a small Gomoku board, and how soon?
 
-Deepens ``alphazero.baselines.forced_win`` one move at a time from a position (the empty
+Deepens ``forced_win`` (beside this script) one move at a time from a position (the empty
 board by default) and prints, for each number of the mover's own moves, whether that many
 force a line, with the positions searched and the time taken. On 6x6 four in a row it
 proves the first player wins with its 6th stone at the latest, whatever the second player
 does (about 25 s on one core), which is why a model playing second can only win there when
 its opponent throws a won game away. Run:
 
-    python benchmarks/gomoku_solve.py                      # 6x6 four, empty board
-    python benchmarks/gomoku_solve.py --moves d4 c3        # after the centre and its best reply
+    python experiments/gomoku_solve.py                      # 6x6 four, empty board
+    python experiments/gomoku_solve.py --moves d4 c3        # after the centre and its best reply
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import argparse
 import sys
 import time
 
-from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
+from forced_win import ForcedWinSearch, shortest_forced_win
+
 from alphazero.games import Gomoku, MoveParseError
 
 

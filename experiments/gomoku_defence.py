@@ -1,7 +1,7 @@
 """How close to perfect does a Gomoku model play on a small board, on each side?
 
 Plays ``--games`` games of the model against ``--opponent`` (sides alternating), then checks
-every move of the model's with the exact forced-win search (``alphazero.baselines.forced_win``):
+every move of the model's with the exact forced-win search (``forced_win``, beside this script):
 
 * **moving first**, where the position before its move is a proven win: does every reply
   to the move still lose (within ``--depth``), so that the move kept the win?
@@ -11,11 +11,11 @@ every move of the model's with the exact forced-win search (``alphazero.baseline
 Positions without a proven result are counted apart: moving first, one with no forced win
 within the depth (the win was thrown away before, or lies deeper); moving second, one where
 no reply loses within the depth. On 6x6 four in a row (a first-player win by its 6th stone,
-``benchmarks/gomoku_solve.py``, so the default depth decides the empty board) this measures
+``experiments/gomoku_solve.py``, so the default depth decides the empty board) this measures
 the model against perfect play, whatever the opponent's mistakes do to the score.
 Run:
 
-    python benchmarks/gomoku_defence.py --model checkpoints/pretrained/gomoku --games 20
+    python experiments/gomoku_defence.py --model checkpoints/pretrained/gomoku --games 20
 
 (about 4 minutes on 6x6 four: 1 for the games, 3 for the search).
 """
@@ -26,10 +26,10 @@ import argparse
 import sys
 import time
 
+from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
 from alphazero.arena import play_match
-from alphazero.baselines.forced_win import ForcedWinSearch, shortest_forced_win
 from alphazero.checkpoints import CheckpointError
 from alphazero.games import Gomoku
 from alphazero.players import ModelPlayer, PlayerSpecError, make_player

@@ -10,7 +10,7 @@ against model games start from random openings of ``--opening`` moves, each open
 twice with the sides swapped, since two searches without noise would otherwise replay the same
 game. Run:
 
-    python benchmarks/compare_runs.py checkpoints/dots_and_boxes checkpoints/dots_and_boxes_pcr \\
+    python experiments/compare_runs.py checkpoints/dots_and_boxes checkpoints/dots_and_boxes_pcr \\
         --cpu-hours 0.5 --games 200
 """
 

@@ -1,4 +1,5 @@
-"""Exact forced wins in Gomoku (n in a row) on small boards.
+"""Exact forced wins in Gomoku (n in a row) on small boards: the search behind
+``gomoku_solve.py`` and ``gomoku_defence.py``.
 
 ``shortest_forced_win(game, max_moves)`` answers: can the player to move get ``n_in_row``
 in a line within ``k`` of its own moves, whatever the opponent plays, and for the least such
@@ -11,7 +12,7 @@ in a line within ``k`` of its own moves, whatever the opponent plays, and for th
 The attacker's moves are tried threat-making first, and every position keeps what was proven
 about it (a number of moves not enough, a number enough), so deepening one move at a time
 is cheap. On 6x6 four in a row it proves from the empty board that the first player wins
-with its 6th stone at the latest (``benchmarks/gomoku_solve.py``). A position with no forced
+with its 6th stone at the latest (``experiments/gomoku_solve.py``). A position with no forced
 win can only be shown so by searching it out, which grows quickly with ``max_moves``.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from ..games.gomoku import Gomoku
+from alphazero.games.gomoku import Gomoku
 
 _NOT_PROVEN = 1 << 30
 
