@@ -1,11 +1,13 @@
 """Does a tic-tac-toe recipe reach perfect play whatever the seed and the arithmetic?
 
 Trains ``--config`` once per seed and inference precision (the CI learning test's recipe is
-``configs/tictactoe.yaml``), then plays the final model's search against a perfect player
-along every optimal reply, from both sides, as ``tests/test_learning.py`` does. Prints one
-line per run (losses first / second, CPU minutes) and the count of perfect runs. Run:
+``configs/tictactoe.yaml``), then plays the run's model (its best.keras, as the test loads
+it) with search against a perfect player along every optimal reply, from both sides, as
+``tests/test_learning.py`` does. Prints one line per run (losses first / second, CPU
+minutes) and the count of perfect runs. Run:
 
     python experiments/tictactoe_robustness.py --config configs/tictactoe.yaml --seeds 0-4
+    python experiments/tictactoe_robustness.py --config configs/experiments/tictactoe_puct.yaml
 """
 
 from __future__ import annotations
