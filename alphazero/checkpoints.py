@@ -25,7 +25,6 @@ same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import json
 import os
@@ -39,6 +38,7 @@ import numpy as np
 
 from .atomic import temp_file
 from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
+from .games import make
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
 
 if TYPE_CHECKING:
@@ -256,16 +256,6 @@ def _read_pending(file: Path) -> PendingGames:
 
 
 # --------------------------------------------------------------------- model loading
-def _import_custom_objects() -> None:
-    """Import the modules that register the project's Keras-serializable classes."""
-    for name in ("alphazero.network", "alphazero.trainer"):
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name != name:  # a real missing dependency inside the module
-                raise
-
-
 def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Model:
     """Load one ``.keras`` file; every problem becomes a one-line ``CheckpointError``."""
     if not file.exists():
@@ -282,8 +272,11 @@ def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.M
         raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
     if not zipfile.is_zipfile(file):
         raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
-    _import_custom_objects()
     import keras
+
+    # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
+    # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
+    from . import schedules  # noqa: F401
 
     try:
         model = keras.models.load_model(file, compile=compile)
@@ -678,8 +671,6 @@ class RunDir:
                 f"{saved_params}, but {CONFIG_FILE} says {config.game.name!r} "
                 f"{dict(config.game.params)}"
             )
-        from .games import make
-
         game = make(config.game.name, **config.game.params)
         model_file = self.path / metadata["model"]
         model = _load_keras_file(model_file, str(model_file), compile=compile)

@@ -20,6 +20,8 @@ from typing import Any, Literal
 import yaml
 
 from . import strict_yaml
+from .games import make
+from .player_specs import PlayerSpecError, check_spec, model_spec_parts
 
 
 class ConfigError(ValueError):
@@ -376,9 +378,7 @@ def config_from_dict(data: dict[str, Any]) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
     config = _build(Config, data)
-    from .games import make  # the game registry validates the name and parameters
-
-    try:
+    try:  # the game registry validates the name and parameters
         make(config.game.name, **config.game.params)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game: {_from_elsewhere(error)}") from None
@@ -394,9 +394,8 @@ def config_from_dict(data: dict[str, Any]) -> Config:
 
 
 def _check_combinations(config: Config) -> None:
-    """Settings that are each valid but together would waste a run (or stop it hours in)."""
-    from .games import make
-    from .players import PlayerSpecError, check_spec, model_spec_parts
+    """Settings that are each valid but together would waste a run (or stop it hours in).
+    The ``model:`` opponents are only looked for here; training loads them at its start."""
 
     game = make(config.game.name, **config.game.params)
     evaluation = config.evaluation

@@ -8,6 +8,8 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
+from .checkpoints import CheckpointError, RunDir
+
 
 @contextlib.contextmanager
 def sigint_handler(handler: Any) -> Iterator[None]:
@@ -44,8 +46,6 @@ def sigint_ignored() -> contextlib.AbstractContextManager[None]:
 def interrupted_message(run_path: str | os.PathLike[str] | None) -> str:
     """The line to print after Ctrl-C stopped training: what the run folder holds and how
     to go on. Read from the folder, so it is right however early or late the Ctrl-C came."""
-    from .checkpoints import CheckpointError, RunDir
-
     run = RunDir(run_path) if run_path is not None else None
     try:
         pending = run.load_pending() if run is not None else None

@@ -24,6 +24,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from . import schedules  # noqa: F401  (registers the learning-rate schedules with Keras)
 from .config import NetworkConfig
 
 XLA_MAX_BUCKET = 8
@@ -125,13 +126,9 @@ def wdl_targets(values: tf.Tensor) -> tf.Tensor:
 
 
 def load_model(path: str | os.PathLike) -> keras.Model:
-    """``keras.models.load_model`` with this project's serializable classes registered.
-
-    The learning-rate schedules live in ``alphazero.trainer``; importing it registers them, so
-    a model saved with its optimizer (``model.save("x.keras")``) loads with that state.
-    """
-    from . import trainer  # noqa: F401  (registers the schedules with Keras)
-
+    """``keras.models.load_model`` with this project's serializable classes registered
+    (``alphazero.schedules``, imported above), so a model saved with its optimizer
+    (``model.save("x.keras")``) loads with that state."""
     return keras.models.load_model(path)
 
 

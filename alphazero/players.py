@@ -13,6 +13,8 @@ Players are made from short text specs, the same on the command line and in conf
     model:PATH       a trained network with PUCT search (a .keras file or a run folder)
     model:PATH:400   the same with 400 simulations per move
 
+(``alphazero.player_specs`` reads the specs; this module builds the players.)
+
 A player that can search many games at once also has ``batch_moves(games) -> actions``; the
 arena uses it so a model's games share one network call per step. A model can also say what it
 thought: ``ModelPlayer.think(game) -> Thought`` (its move, the most visited moves with their
@@ -23,31 +25,29 @@ which the terminal session (``alphazero.play.session``) shows after each of its 
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .baselines.perfect import PerfectPlayer
+from .baselines.rave import RAVEPlayer
+from .baselines.uct import UCTPlayer
+from .checkpoints import load_model
 from .games.base import Game
 from .play.prompt import Leave, LineReader, ask_move
-
-if TYPE_CHECKING:
-    from .search import Node, Policy
-
-SPEC_FORMS = (
-    "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
-    "(add :knowledge for rollout knowledge), model:PATH, model:PATH:SIMS "
-    "(add :symmetric to average the network over the board's symmetries)"
+from .player_specs import (
+    DEFAULT_MODEL_SIMULATIONS,
+    SPEC_FORMS,
+    PlayerSpecError,
+    budget,
+    model_spec_parts,
+    strip_knowledge,
 )
-DEFAULT_MODEL_SIMULATIONS = 200
-
-
-class PlayerSpecError(ValueError):
-    """A player spec that cannot be read; the message lists the forms."""
+from .search import Node, Policy, run_simulations, symmetric_policy
 
 
 @runtime_checkable
@@ -180,7 +180,6 @@ class ModelPlayer:
         self.name = name if name is not None else f"model:{Path(path).name}:{simulations}{flag}"
         self.rng = np.random.default_rng(seed)
         if inference is None:
-            from .checkpoints import load_model
             from .network import InferenceModel  # TensorFlow: only once there is a model
 
             model = model if model is not None else load_model(path, game, compile=False)
@@ -191,8 +190,6 @@ class ModelPlayer:
         self.inference = inference
         """What the search calls: the network, or its symmetric average."""
         if symmetric:
-            from .search import symmetric_policy
-
             self.inference = symmetric_policy(inference, game)
 
     def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
@@ -201,8 +198,6 @@ class ModelPlayer:
         One batched search (one network call per simulation step for all the games), then,
         with ``wdl``, one more network call for the win / draw / loss estimates of the roots.
         """
-        from .search import Node, run_simulations
-
         kept, self._kept = self._kept, {}
         found = [kept.pop(game, None) for game in games]  # twin positions: one keeps the tree
         found_ids = {id(node) for node in found if node is not None}
@@ -287,60 +282,6 @@ def _detached(node: Node) -> Node:
     return node
 
 
-def _budget(text: str, spec: str) -> dict[str, float | int]:
-    """``1000`` -> simulations, ``2s`` / ``0.5s`` -> seconds."""
-    if m := re.fullmatch(r"([0-9]+)", text):
-        simulations = int(m.group(1))
-        if simulations >= 1:
-            return {"simulations": simulations}
-    elif m := re.fullmatch(r"([0-9]*\.?[0-9]+)s", text):
-        seconds = float(m.group(1))
-        if seconds > 0:
-            return {"simulations": None, "seconds": seconds}
-    raise PlayerSpecError(
-        f"{spec!r}: the budget must be simulations (1000) or seconds (2s); forms: {SPEC_FORMS}"
-    )
-
-
-def check_spec(spec: str) -> None:
-    """Raise ``PlayerSpecError`` unless ``spec`` has one of the forms (nothing is built)."""
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind in ("human", "random", "perfect") and not rest:
-        return
-    if kind in ("uct", "rave") and rest:
-        _budget(_strip_knowledge(rest)[0], spec)
-        return
-    if model_spec_parts(spec) is not None:
-        return
-    raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
-
-
-def _strip_knowledge(rest: str) -> tuple[str, bool]:
-    """``1000:knowledge`` -> (``1000``, True)."""
-    budget, _, flag = rest.partition(":")
-    if flag and flag.lower() != "knowledge":
-        raise PlayerSpecError(f"unknown option {flag!r}; the forms are: {SPEC_FORMS}")
-    return budget, bool(flag)
-
-
-def model_spec_parts(spec: str) -> tuple[str, int | None, bool] | None:
-    """``model:PATH[:SIMS][:symmetric]`` -> (path, simulations or None, symmetric); None for
-    a spec of another kind. ``PlayerSpecError`` for fewer than 2 simulations."""
-    kind, _, path = spec.strip().partition(":")
-    if kind.lower() != "model" or not path:
-        return None
-    symmetric = False
-    if m := re.fullmatch(r"(?i)(.+):symmetric", path):
-        path, symmetric = m.group(1), True
-    simulations = None
-    if m := re.fullmatch(r"(.+):([0-9]+)", path):
-        path, simulations = m.group(1), int(m.group(2))
-        if simulations < 2:  # the first simulation only evaluates the root
-            raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
-    return path, simulations, symmetric
-
-
 def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool = False) -> Player:
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
@@ -354,8 +295,6 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
     if kind == "random" and not rest:
         return RandomPlayer(seed)
     if kind == "perfect" and not rest:
-        from .baselines.perfect import PerfectPlayer
-
         if not game.solvable:
             raise PlayerSpecError(
                 f"{spec!r}: there is no perfect player for {game.full_title} (minimax solves "
@@ -365,14 +304,11 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
         player.name = "perfect"  # type: ignore[attr-defined]
         return player  # type: ignore[return-value]
     if kind in ("uct", "rave") and rest:
-        budget_text, with_knowledge = _strip_knowledge(rest)
-        budget = _budget(budget_text, spec)
+        budget_text, with_knowledge = strip_knowledge(rest)
+        budget_args = budget(budget_text, spec)
         options = {"seed": seed, "knowledge": knowledge or with_knowledge}
-        if kind == "uct":
-            from .baselines.uct import UCTPlayer as Baseline
-        else:
-            from .baselines.rave import RAVEPlayer as Baseline  # type: ignore[assignment]
-        player = Baseline(**budget, **options)  # type: ignore[arg-type]
+        baseline = UCTPlayer if kind == "uct" else RAVEPlayer
+        player = baseline(**budget_args, **options)  # type: ignore[arg-type]
         if options["knowledge"]:
             player.name += ":knowledge"
         return player

@@ -22,6 +22,7 @@ from importlib import resources
 import numpy as np
 
 from .games import Connect4, make
+from .search import Node, process_policies, run_simulations
 
 STAGES: tuple[tuple[str, int, int], ...] = (("4-12", 4, 12), ("13-20", 13, 20), ("21-30", 21, 30))
 
@@ -155,7 +156,6 @@ def search_chooser(
     c_puct: float = 1.5,
 ) -> Chooser:
     """The most visited move after ``simulations`` of PUCT, all positions searched at once."""
-    from .search import Node, run_simulations
 
     def choose(games: list[Connect4]) -> list[int]:
         roots = [Node(game) for game in games]
@@ -172,8 +172,6 @@ def evaluate_network(
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """The raw network in one batched call: ``(measure of its top moves, measure_values of
     its values)``."""
-    from .search import process_policies
-
     positions = load_positions() if positions is None else positions
     probs, values = process_policies(policy, [p.game for p in positions])
     top_moves = [int(a) for a in probs.argmax(axis=1)]

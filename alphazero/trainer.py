@@ -23,53 +23,16 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 import keras
 import numpy as np
 import tensorflow as tf
-from keras import ops
 
 from . import progress as progress_bars
 from .config import TrainConfig
 from .network import wdl_targets, wdl_value
+from .schedules import StepDecay
 
 METRICS = ("policy_loss", "value_loss", "value_mse", "l2_loss", "total_loss", "policy_entropy")
 
 
 # ------------------------------------------------------------------------- schedules
-@keras.saving.register_keras_serializable(package="alphazero")
-class StepDecay(keras.optimizers.schedules.LearningRateSchedule):
-    """``initial * factor ** floor(step / decay_steps)``, never below ``min_learning_rate``."""
-
-    def __init__(
-        self,
-        initial_learning_rate: float,
-        decay_steps: int,
-        factor: float = 0.1,
-        min_learning_rate: float = 0.0,
-        name: str = "StepDecay",
-    ) -> None:
-        super().__init__()
-        if decay_steps < 1:
-            raise ValueError(f"decay_steps must be >= 1, got {decay_steps}")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = int(decay_steps)
-        self.factor = float(factor)
-        self.min_learning_rate = float(min_learning_rate)
-        self.name = name
-
-    def __call__(self, step):
-        step = ops.cast(step, "float32")
-        drops = ops.floor(step / float(self.decay_steps))
-        rate = self.initial_learning_rate * ops.power(ops.cast(self.factor, "float32"), drops)
-        return ops.maximum(rate, self.min_learning_rate)
-
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "factor": self.factor,
-            "min_learning_rate": self.min_learning_rate,
-            "name": self.name,
-        }
-
-
 def make_schedule(config: TrainConfig) -> float | keras.optimizers.schedules.LearningRateSchedule:
     """The learning rate (``constant``) or schedule (``cosine``, ``step``) of ``config``.
 

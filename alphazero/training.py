@@ -8,6 +8,7 @@ finished games too (``pending_selfplay.npz``), and ``--resume`` plays only the r
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -21,6 +22,9 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 
 # isort: split
 
+import keras
+import tensorflow as tf
+
 from . import progress as progress_bars
 from .arena import format_elo
 from .checkpoints import (
@@ -33,15 +37,22 @@ from .checkpoints import (
     RunDir,
     TrainingDiverged,
     append_metrics,
+    atomic_write_text,
     describe_files,
+    load_model,
 )
 from .config import Config
+from .evaluation import calibrate_ladder, evaluate
 from .games import Game, make
 from .interrupts import deferred_interrupt, interrupted_message
+from .network import InferenceModel, build_network
+from .player_specs import model_spec_parts
 from .progress import RunProgress
 from .replay_buffer import ReplayBuffer
 from .run_guard import RunLock, move_aside
 from .selfplay import Examples, SelfPlayStats
+from .solved_positions import evaluate_network
+from .trainer import Trainer
 from .workers import SelfPlayInterrupted, make_backend
 
 
@@ -146,11 +157,6 @@ def _train(
     overwrite: bool,
 ) -> RunState:
     """``train``, holding the run folder's lock."""
-    import keras
-
-    from .network import InferenceModel, build_network
-    from .trainer import Trainer
-
     run = RunDir.open(run_path) if resume else None
     # Ctrl-C in the first iteration leaves only its kept games: the run starts from its
     # config as a new one would (same seed, same network), with those games.
@@ -430,8 +436,6 @@ def _plan(config: Config, iteration: int, games: int) -> dict[str, float]:
 def _last_speeds(run_path: Path, config: Config) -> tuple[dict[str, float], float | None]:
     """Seconds per game, per training step and per evaluation, and moves per game, in the
     run's metrics so far, so that a resumed run's first iteration has an ETA from the start."""
-    import json
-
     path = run_path / METRICS_FILE
     speeds: dict[str, float] = {}
     moves_per_game: float | None = None
@@ -491,9 +495,6 @@ def _check_model_opponents(config: Config) -> None:
     """Load every ``model:`` opponent of the evaluation ladder now, so that one of another
     game (or a damaged file) stops the run at its start, not at its first evaluation hours in.
     (The config only checks that the path exists: it reads no models.)"""
-    from .checkpoints import load_model
-    from .players import model_spec_parts
-
     if not config.evaluation.every:
         return
     game = make(config.game.name, **config.game.params)
@@ -513,8 +514,6 @@ def _apply_l2(model: Any, l2: float) -> None:
     takes effect. Keras reads the penalty from each kernel (``model.losses``) and saves the
     layer's ``kernel_regularizer``, so both change.
     """
-    import keras
-
     for layer in model.layers:
         if not hasattr(layer, "kernel_regularizer") or getattr(layer, "kernel", None) is None:
             continue
@@ -539,7 +538,6 @@ def _evaluate(
     Evaluation draws its randomness from seeds of its own, so the training run's random
     state (and hence ``--resume``) does not depend on it.
     """
-    from .evaluation import calibrate_ladder, evaluate
 
     every = config.evaluation.every
     if not every:
@@ -573,7 +571,6 @@ def _tracks_solved_positions(config: Config) -> bool:
 
 
 def _solved_positions(inference: Any) -> dict[str, float]:
-    from .solved_positions import evaluate_network
 
     moves, values = evaluate_network(inference)
     flat = {
@@ -591,9 +588,6 @@ def _solved_positions(inference: Any) -> dict[str, float]:
 def _repair_metrics(run_path: Path, iteration: int) -> None:
     """Drop what a crash can leave in ``metrics.jsonl``: a half-written last line, or lines
     of iterations the checkpoint does not hold."""
-    import json
-
-    from .checkpoints import atomic_write_text
 
     path = run_path / "metrics.jsonl"
     if not path.exists():
@@ -667,7 +661,6 @@ def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, float]:
 
 
 def _write_tensorboard(run_path: Path, record: dict[str, Any]) -> None:
-    import tensorflow as tf
 
     writer = tf.summary.create_file_writer(str(run_path / "tensorboard"))
     with writer.as_default():

@@ -13,7 +13,8 @@ from pathlib import Path
 from ..checkpoints import CheckpointError
 from ..games import make
 from ..games.base import Game, GameError
-from ..players import ModelPlayer, Player, PlayerSpecError, make_player, model_spec_parts
+from ..player_specs import PlayerSpecError, model_spec_parts
+from ..players import ModelPlayer, Player, make_player
 from .board import Style, use_color
 from .match import run_match
 from .models import default_model, how_to_train

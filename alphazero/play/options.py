@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ..games import GAMES, game_params, make
-from ..players import SPEC_FORMS
+from ..player_specs import SPEC_FORMS
 from .records import SAVE_HELP
 from .text import fill, terminal_width, two_columns
 

@@ -42,6 +42,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
+from ..checkpoints import CheckpointError, load_model
 from ..games import make
 from ..games.base import Game, GameError, MoveParseError
 from ..players import ModelPlayer, Thought
@@ -105,8 +106,7 @@ NetworkLoader = Callable[[Path, Game], Network]
 def load_network(path: Path, game: Game) -> Network:
     """The model at ``path`` (a run folder or a ``.keras`` file) for ``game``, ready to search
     one position at a time; ``CheckpointError`` with a one-line reason if it cannot be used."""
-    from ..checkpoints import load_model
-    from ..network import InferenceModel
+    from ..network import InferenceModel  # TensorFlow: only once a model is served
 
     model = load_model(path, game, compile=False)
     # Sessions search one position at a time: batches stay small (a symmetric search: 8).
@@ -1020,7 +1020,6 @@ def web_option_problem(args: argparse.Namespace) -> str | None:
 def serve(args: argparse.Namespace) -> int:
     """``play.py --web``: check the options, listen, load the model, print the address, open a
     browser and serve until Ctrl-C. The exit code: 0, or 2 for options that cannot be served."""
-    from ..checkpoints import CheckpointError
 
     def fail(message: str) -> int:
         print(f"error: {message}", file=sys.stderr)

@@ -9,44 +9,15 @@ are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config. Ctrl-
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
 from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
-
-
-class WorkerError(RuntimeError):
-    """A self-play worker failed or died; the message is one line (``details``: the
-    worker's traceback, where it sent one)."""
-
-    details: str = ""
-
-
-class SelfPlayInterrupted(KeyboardInterrupt):
-    """Ctrl-C during ``play``: ``examples`` and ``stats`` are those of the games that had
-    finished (a ``KeyboardInterrupt``, so whoever does not keep them stops as before)."""
-
-    def __init__(self, examples: Examples, stats: SelfPlayStats) -> None:
-        super().__init__()
-        self.examples = examples
-        self.stats = stats
-
-
-class SelfPlayBackend(Protocol):
-    in_process: bool
-    """Whether self-play runs in the training process (else its CPU time is added)."""
-
-    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
-        """Play ``num_games`` games with the current weights; ``rng`` drives every choice."""
-        ...
-
-    def close(self) -> None:
-        """Release workers (idempotent)."""
-        ...
+from .base import SelfPlayBackend, SelfPlayInterrupted, WorkerError, merge, split_games
+from .processes import ProcessBackend
+from .ray_backend import RayBackend
 
 
 class LocalBackend:
@@ -88,33 +59,10 @@ def make_backend(config: Config, model, inference, progress: bool) -> SelfPlayBa
     """The backend the config asks for; ``model`` is the learner's (its weights are sent)."""
     backend = config.selfplay.backend
     if backend == "ray":
-        from .ray_backend import RayBackend
-
         return RayBackend(config, model, progress)
     if config.selfplay.workers > 1:
-        from .processes import ProcessBackend
-
         return ProcessBackend(config, model, progress)
     return LocalBackend(config, inference, progress)
-
-
-def split_games(num_games: int, workers: int) -> list[int]:
-    """Games per worker, as even as possible, first workers taking the remainder."""
-    base, extra = divmod(num_games, workers)
-    return [base + (i < extra) for i in range(workers) if base + (i < extra) > 0]
-
-
-def merge(results: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, SelfPlayStats]:
-    """One batch of examples and one set of statistics from several workers' results."""
-    examples = Examples(
-        planes=np.concatenate([e.planes for e, _ in results]),
-        policies=np.concatenate([e.policies for e, _ in results]),
-        values=np.concatenate([e.values for e, _ in results]),
-    )
-    stats = SelfPlayStats()
-    for _, worker_stats in results:
-        stats.add(worker_stats)
-    return examples, stats
 
 
 __all__ = [

@@ -36,7 +36,7 @@ from ..config import Config
 from ..games import make
 from ..interrupts import sigint_ignored
 from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
-from . import SelfPlayInterrupted, WorkerError, merge, split_games
+from .base import SelfPlayInterrupted, WorkerError, merge, split_games
 
 START_TIMEOUT = 300.0
 """Seconds a worker may take to import TensorFlow and build its network."""

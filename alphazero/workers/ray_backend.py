@@ -28,8 +28,8 @@ from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
 from ..selfplay import Examples, SelfPlayStats
-from . import SelfPlayInterrupted, merge, split_games
-from .processes import START_TIMEOUT, SelfPlayWorker, WorkerError, available_cores
+from .base import SelfPlayInterrupted, WorkerError, merge, split_games
+from .processes import START_TIMEOUT, SelfPlayWorker, available_cores
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,94 @@
+"""The package's modules import each other without cycles, function-level imports included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "alphazero"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """The package's modules that ``module`` imports anywhere but under ``if TYPE_CHECKING:``."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            # `from . import trainer` names a module, not an attribute
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    # a submodule import also runs its packages' __init__, but those edges are not cycles
+    # of this module's making, so only the named module counts
+    return {name for name in found if name in known and name != module}
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    return {
+        name: _imports(ast.parse(path.read_text()), name, path.name == "__init__.py", set(paths))
+        for name, path in paths.items()
+    }
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as the modules along it, or None."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    stack: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        stack.append(name)
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                return [*stack[stack.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        stack.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state and (found := visit(name)):
+            return found
+    return None
+
+
+def test_the_graph_sees_function_level_imports() -> None:
+    graph = _graph()
+    assert "alphazero.tf_setup" in graph["alphazero.workers.processes"]
+    assert "alphazero.search.node" not in graph["alphazero.search.choice"]  # TYPE_CHECKING only
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
