@@ -219,6 +219,10 @@ class EvaluationConfig:
     """The model's PUCT simulations per move in these games."""
     rollout_knowledge: bool = False
     """Give the UCT / RAVE opponents rollout knowledge (Gomoku, Dots and Boxes)."""
+    solved_positions: bool = False
+    """Measure the raw network on the game's solved positions every iteration (one batched
+    call; only Connect Four 6x7 has them): how often its top move keeps the exact result and
+    its value reads it, so both are seen to rise (``connect4_positions`` in the metrics)."""
 
 
 @dataclass(frozen=True)
@@ -414,6 +418,10 @@ def _check_combinations(config: Config) -> None:
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
         if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
             raise ConfigError(f"{key}: no model at {_cut(model[0])}")
+    if evaluation.solved_positions and not game.has_solved_positions:
+        raise ConfigError(
+            f"evaluation.solved_positions: there are no solved positions of {game.full_title}"
+        )
     if config.train.min_positions > config.replay.capacity:
         raise ConfigError(
             f"train.min_positions ({config.train.min_positions}) is above replay.capacity "

@@ -25,6 +25,7 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 import keras
 import tensorflow as tf
 
+from . import evaluation  # called as evaluation.evaluate: tests replace it
 from . import progress as progress_bars
 from .arena import format_elo
 from .checkpoints import (
@@ -42,7 +43,6 @@ from .checkpoints import (
     load_model,
 )
 from .config import Config
-from .evaluation import calibrate_ladder, evaluate
 from .games import Game, make
 from .interrupts import deferred_interrupt, interrupted_message
 from .network import InferenceModel, build_network
@@ -304,7 +304,7 @@ def _train(
                 if evaluation is not None:
                     record["evaluation"] = evaluation
                     record["evaluation_seconds"] = evaluation_seconds
-                if _tracks_solved_positions(config):
+                if config.evaluation.solved_positions:
                     record["connect4_positions"] = _solved_positions(inference)
                 if is_best:
                     state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
@@ -547,8 +547,8 @@ def _evaluate(
     seed = config.seed * 1_000_003 + iteration
     if state.ladder is None:
         _log(progress, f"rating the evaluation ladder: {', '.join(config.evaluation.opponents)}")
-        state.ladder = calibrate_ladder(config.evaluation, new_game, seed, progress)
-    result = evaluate(
+        state.ladder = evaluation.calibrate_ladder(config.evaluation, new_game, seed, progress)
+    result = evaluation.evaluate(
         model, config.evaluation, new_game, state.ladder, seed, progress, config.search.c_puct
     )
     result["ladder"] = state.ladder
@@ -560,14 +560,6 @@ def _evaluate(
     if is_best:
         state.best_elo = result["elo"]
     return result, is_best
-
-
-def _tracks_solved_positions(config: Config) -> bool:
-    """Standard Connect Four runs measure the raw network on the solved positions each
-    iteration (one batched call): how often its top move is correct and its value reads the
-    exact result, so both are seen to rise."""
-    game = make(config.game.name, **config.game.params)
-    return game.name == "connect4" and game.params == {"rows": 6, "cols": 7, "n_in_row": 4}
 
 
 def _solved_positions(inference: Any) -> dict[str, float]:

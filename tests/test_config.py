@@ -38,6 +38,17 @@ from alphazero.config import ConfigError, config_from_dict, load_config
             {"evaluation": {"opponents": ["model:/nowhere.keras:800:symmetric"]}},
             "no model at /nowhere.keras",
         ),
+        (
+            {"game": {"name": "tictactoe"}, "evaluation": {"solved_positions": True}},
+            "evaluation.solved_positions: there are no solved positions of",
+        ),
+        (
+            {
+                "game": {"name": "connect4", "params": {"rows": 5}},
+                "evaluation": {"solved_positions": True},
+            },
+            "evaluation.solved_positions: there are no solved positions of",
+        ),
         ({"train": {"min_positions": 10}, "replay": {"capacity": 5}}, "would never start"),
         ({"selfplay": {"fast_simulations": 300}}, "must be below search.simulations"),
         (

@@ -86,7 +86,9 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
 
 def test_connect4_runs_track_the_solved_positions_each_iteration(tmp_path):
     game = {"name": "connect4"}
-    train(tiny_config(game=game, iterations=1), tmp_path / "c4", progress=False)
+    evaluation = {**TINY["evaluation"], "solved_positions": True}
+    config = tiny_config(game=game, evaluation=evaluation, iterations=1)
+    train(config, tmp_path / "c4", progress=False)
     record = json.loads((tmp_path / "c4" / "metrics.jsonl").read_text().splitlines()[-1])
     solved = record["connect4_positions"]
     assert 0.2 < solved["policy_correct"] < 0.8  # an untrained net moves almost at random

@@ -168,6 +168,12 @@ class Game(ABC):
         that there is a ``perfect`` player for it."""
         return False
 
+    @property
+    def has_solved_positions(self) -> bool:
+        """Whether ``alphazero.solved_positions`` holds solved positions of this game, for
+        training to measure its network on (``evaluation.solved_positions``)."""
+        return False
+
     def board_view(self) -> dict[str, Any]:
         """What a drawing of the board (the web page) needs besides ``state``: ``layout``,
         one of ``grid`` (stones on the points of a square board), ``cells`` (marks in the

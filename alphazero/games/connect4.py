@@ -209,6 +209,11 @@ class Connect4(Game):
         return "Connect Four"
 
     @property
+    def has_solved_positions(self) -> bool:
+        r = self._rules
+        return (r.rows, r.cols, r.n_in_row) == (6, 7, 4)
+
+    @property
     def full_title(self) -> str:
         r = self._rules
         if (r.rows, r.cols, r.n_in_row) == (6, 7, 4):
