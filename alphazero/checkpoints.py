@@ -7,7 +7,7 @@ Layout::
     models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
-    metrics.jsonl            one JSON line per iteration, appended by the training loop
+    metrics.jsonl            one JSON line per iteration (``alphazero.metrics``)
     tensorboard/             the same metrics for TensorBoard
     pending_selfplay.npz     after Ctrl-C mid-iteration: that iteration's finished games
 
@@ -150,7 +150,7 @@ def _save_model_atomic(model: keras.Model, dst: Path) -> None:
     _fsync_dir(dst.parent)
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
     """Let metadata hold numpy scalars and arrays (e.g. an RNG state, a float32 loss)."""
     if isinstance(value, np.generic):
         return value.item()
@@ -159,16 +159,6 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return value.as_posix()
     raise TypeError(f"metadata value of type {type(value).__name__} is not JSON serializable")
-
-
-def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
-    """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
-    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
-    line = json.dumps(record, default=_json_default) + "\n"
-    with open(folder / METRICS_FILE, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 @dataclass
@@ -202,7 +192,7 @@ def _pending_bytes(pending: PendingGames) -> bytes:
         "rng": pending.rng,
         "complete": pending.complete,
     }
-    text = json.dumps(info, default=_json_default)
+    text = json.dumps(info, default=json_default)
     data = io.BytesIO()
     np.savez_compressed(
         data,
@@ -309,22 +299,6 @@ def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> No
         )
 
 
-def network_shape(model: keras.Model) -> dict[str, int] | None:
-    """``filters``, ``blocks`` and ``value_hidden`` of a model ``build_network`` made (read
-    from its layers, so from any saved run); None for a model made some other way."""
-    names = {layer.name: layer for layer in model.layers}
-    if "stem_conv" not in names or "value_hidden" not in names:
-        return None
-    blocks = 0
-    while f"block{blocks}_conv1" in names:
-        blocks += 1
-    return {
-        "filters": int(names["stem_conv"].filters),
-        "blocks": blocks,
-        "value_hidden": int(names["value_hidden"].units),
-    }
-
-
 def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
     """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
 
@@ -332,6 +306,8 @@ def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str
     would otherwise be ignored without a word. (``l2`` is a training setting, not part of
     the shape: the training loop applies a changed one to the loaded model.)
     """
+    from .network import network_shape  # TensorFlow: the model has loaded it already
+
     saved = network_shape(model)
     if saved is None:
         return
@@ -590,7 +566,7 @@ class RunDir:
             best=best,
             kept_models=kept,
         )
-        text = json.dumps(new, indent=2, default=_json_default) + "\n"  # fail before writing
+        text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
         _save_model_atomic(model, self.path / model_name)  # (1)

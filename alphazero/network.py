@@ -108,6 +108,22 @@ def build_network(
     return keras.Model(inputs=planes, outputs=[policy, value], name="alphazero_resnet")
 
 
+def network_shape(model: keras.Model) -> dict[str, int] | None:
+    """``filters``, ``blocks`` and ``value_hidden`` of a model ``build_network`` made (read
+    from its layers, so from any saved run); None for a model made some other way."""
+    names = {layer.name: layer for layer in model.layers}
+    if "stem_conv" not in names or "value_hidden" not in names:
+        return None
+    blocks = 0
+    while f"block{blocks}_conv1" in names:
+        blocks += 1
+    return {
+        "filters": int(names["stem_conv"].filters),
+        "blocks": blocks,
+        "value_hidden": int(names["value_hidden"].units),
+    }
+
+
 def wdl_value(wdl_logits: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """``(P(win) - P(loss) [B], probabilities [B, 3])`` from win/draw/loss logits ``[B, 3]``."""
     probabilities = tf.nn.softmax(tf.cast(wdl_logits, tf.float32), axis=-1)

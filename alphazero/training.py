@@ -8,7 +8,6 @@ finished games too (``pending_selfplay.npz``), and ``--resume`` plays only the r
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -23,28 +22,24 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 # isort: split
 
 import keras
-import tensorflow as tf
 
 from . import evaluation  # called as evaluation.evaluate: tests replace it
 from . import progress as progress_bars
-from .arena import format_elo
 from .checkpoints import (
     BEST_FILE,
     CONFIG_FILE,
-    METRICS_FILE,
     PENDING_FILE,
     CheckpointError,
     PendingGames,
     RunDir,
     TrainingDiverged,
-    append_metrics,
-    atomic_write_text,
     describe_files,
     load_model,
 )
 from .config import Config
 from .games import Game, make
 from .interrupts import deferred_interrupt, interrupted_message
+from .metrics import append_metrics, last_speeds, repair_metrics, summary_line, write_tensorboard
 from .network import InferenceModel, build_network
 from .player_specs import model_spec_parts
 from .progress import RunProgress
@@ -53,7 +48,7 @@ from .run_guard import RunLock, move_aside
 from .selfplay import Examples, SelfPlayStats
 from .solved_positions import evaluate_network
 from .trainer import Trainer
-from .workers import SelfPlayInterrupted, make_backend
+from .workers import SelfPlayBackend, SelfPlayInterrupted, make_backend
 
 
 @dataclass
@@ -156,7 +151,48 @@ def _train(
     max_iterations: int | None,
     overwrite: bool,
 ) -> RunState:
-    """``train``, holding the run folder's lock."""
+    """``train``, holding the run folder's lock: start or resume, iterate, say how it ended."""
+    start = _start(config, run_path, resume, max_iterations, overwrite)
+    if isinstance(start, RunState):  # a finished run: nothing to do
+        return start
+    session = _Session.begin(start, progress)
+    stop_at = session.config.iterations
+    if max_iterations is not None:
+        stop_at = min(stop_at, session.state.iteration + max_iterations)
+    try:
+        with session.tracker.active():
+            while session.state.iteration < stop_at:
+                _iteration(session)
+    except KeyboardInterrupt:
+        if session.in_flight is not None:
+            _keep(session.run, session.in_flight)
+        print(f"\n{interrupted_message(session.run.path)}", file=sys.stderr)
+        return session.state
+    finally:
+        session.backend.close()
+    _log(progress, _end_line(session, max_iterations))
+    return session.state
+
+
+@dataclass
+class _Start:
+    """Where a session starts: the run folder, its config, model, buffer, counters and random
+    state, and the line that says so."""
+
+    run: RunDir
+    config: Config
+    model: Any
+    buffer: ReplayBuffer
+    state: RunState
+    rng: np.random.Generator
+    line: str
+
+
+def _start(
+    config: Config, run_path: Path, resume: bool, max_iterations: int | None, overwrite: bool
+) -> _Start | RunState:
+    """Resume the checkpoint in ``run_path``, or start a new run there (also when the folder
+    holds only the first iteration's kept games); the saved state of a finished run."""
     run = RunDir.open(run_path) if resume else None
     # Ctrl-C in the first iteration leaves only its kept games: the run starts from its
     # config as a new one would (same seed, same network), with those games.
@@ -173,185 +209,241 @@ def _train(
             return state
         _check_model_opponents(config)
         _apply_l2(model, config.network.l2)
-        _repair_metrics(run.path, state.iteration)
+        repair_metrics(run.path, state.iteration)
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
-        started = f"resuming {run.path} at iteration {state.iteration}"
+        return _Start(
+            run,
+            config,
+            model,
+            buffer,
+            state,
+            rng,
+            f"resuming {run.path} at iteration {state.iteration}",
+        )
+    if run is not None:
+        run.remove_temp_files()
+        config = run.load_config()
+        _check_model_opponents(config)
+        started = f"resuming {run.path} at iteration 0"
     else:
-        if run is not None:
-            run.remove_temp_files()
-            config = run.load_config()
-            _check_model_opponents(config)
-            started = f"resuming {run.path} at iteration 0"
-        else:
-            if overwrite and (moved := move_aside(run_path)) is not None:
-                aside, files = moved
-                print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
-            run = RunDir.create(run_path, config)
-            started = f"new run in {run.path}"
-        keras.utils.set_random_seed(config.seed)
-        game = make(config.game.name, **config.game.params)
-        model = build_network(game.plane_shape, game.num_actions, config.network)
-        buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
-        state = RunState()
-        rng = np.random.default_rng(config.seed)
-
-    def new_game():
-        return make(config.game.name, **config.game.params)
-
-    pending = _kept_games(run, new_game(), state.iteration)
-    if pending is not None:
-        rng.bit_generator.state = pending.rng  # these games' own draws are behind it
-        started += f"; {_kept_line(pending, config)}"
-    _log(progress, started)
-
-    trainer = Trainer(model, config.train)
-    inference = InferenceModel(
-        model,
-        max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
-        precision=config.search.inference_precision,
+        if overwrite and (moved := move_aside(run_path)) is not None:
+            aside, files = moved
+            print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
+        run = RunDir.create(run_path, config)
+        started = f"new run in {run.path}"
+    keras.utils.set_random_seed(config.seed)
+    game = make(config.game.name, **config.game.params)
+    model = build_network(game.plane_shape, game.num_actions, config.network)
+    buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
+    return _Start(
+        run, config, model, buffer, RunState(), np.random.default_rng(config.seed), started
     )
-    backend = make_backend(config, model, inference, progress)
-    stop_at = config.iterations
-    if max_iterations is not None:
-        stop_at = min(stop_at, state.iteration + max_iterations)
-    tracker = RunProgress(config.iterations, *_last_speeds(run.path, config))
-    # The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint.
+
+
+@dataclass
+class _Session:
+    """A started run and what its iterations use: trainer, inference, self-play backend,
+    progress, and the games of an interrupted iteration."""
+
+    run: RunDir
+    config: Config
+    model: Any
+    buffer: ReplayBuffer
+    state: RunState
+    rng: np.random.Generator
+    progress: bool
+    trainer: Trainer
+    inference: InferenceModel
+    backend: SelfPlayBackend
+    tracker: RunProgress
+    pending: PendingGames | None
+    """Games kept by an earlier Ctrl-C, for the first iteration to go on from."""
     in_flight: PendingGames | None = None
+    """The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint."""
 
-    try:
-        with tracker.active():
-            while state.iteration < stop_at:
-                cpu_start = time.process_time()
-                iteration = state.iteration + 1
-                kept, pending = pending, None
-                to_play = config.selfplay.games_per_iteration
-                if kept is not None:
-                    to_play = 0 if kept.complete else max(0, to_play - kept.games)
-                kept_stats = SelfPlayStats.from_dict(kept.stats) if kept is not None else None
-                tracker.start_iteration(
-                    iteration,
-                    _plan(config, iteration, to_play),
-                    state.wall_seconds,
-                    spent=kept_stats.seconds if kept_stats is not None else 0.0,
-                )
-
-                with tracker.phase("self-play"):
-                    try:
-                        examples, stats = (
-                            backend.play(to_play, rng)
-                            if to_play
-                            else (Examples.empty(new_game()), SelfPlayStats())
-                        )
-                    except SelfPlayInterrupted as stop:
-                        if stop.stats.games:  # else the kept file (if any) is still right
-                            examples, stats = _after(kept, stop.examples, stop.stats, new_game)
-                            in_flight = _pending(iteration, examples, stats, rng, complete=False)
-                        raise
-                examples, stats = _after(kept, examples, stats, new_game)
-                in_flight = _pending(iteration, examples, stats, rng, complete=True)
-                if stats.games:
-                    tracker.moves_per_game = stats.moves / stats.games
-                buffer.add(examples.planes, examples.policies, examples.values)
-
-                train_metrics: dict[str, float] = {}
-                train_start = time.perf_counter()
-                train_cpu_start = time.process_time()
-                window = config.replay.window(state.positions + len(examples))
-                if len(buffer) >= config.train.min_positions and config.train.steps_per_iteration:
-                    with tracker.phase("train"):
-                        train_metrics = trainer.train(
-                            lambda n, window=window: buffer.sample(n, rng, window),
-                            config.train.steps_per_iteration,
-                            progress,
-                        )
-                    state.train_steps += config.train.steps_per_iteration
-                    _check_finite(train_metrics, iteration, run)
-                else:
-                    tracker.skip("train")
-                train_seconds = time.perf_counter() - train_start
-                train_cpu_seconds = time.process_time() - train_cpu_start
-
-                evaluation_start = time.perf_counter()
-                with tracker.phase("evaluation"):
-                    evaluation, is_best = _evaluate(
-                        model, config, new_game, state, iteration, progress
-                    )
-                evaluation_seconds = time.perf_counter() - evaluation_start
-
-                state.iteration = iteration
-                state.games += stats.games
-                state.positions += len(examples)
-                state.selfplay_seconds += stats.seconds
-                state.train_seconds += train_seconds
-                state.cpu_seconds += time.process_time() - cpu_start
-                if not backend.in_process:  # the workers' CPU is not this process's
-                    state.cpu_seconds += stats.cpu_seconds
-                elif kept_stats is not None:  # an earlier process's, for the kept games
-                    state.cpu_seconds += kept_stats.cpu_seconds
-                record = {
-                    "iteration": iteration,
-                    "games": state.games,
-                    "positions": state.positions,
-                    "buffer": len(buffer),
-                    "window": window,
-                    "selfplay": stats.summary(),
-                    "train": train_metrics,
-                    "train_seconds": train_seconds,
-                    "train_cpu_seconds": train_cpu_seconds,
-                    "cpu_seconds": state.cpu_seconds,
-                }
-                if evaluation is not None:
-                    record["evaluation"] = evaluation
-                    record["evaluation_seconds"] = evaluation_seconds
-                if config.evaluation.solved_positions:
-                    record["connect4_positions"] = _solved_positions(inference)
-                if is_best:
-                    state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
-                if is_best or state.best_rule is None:
-                    state.best_rule = (
-                        "highest Elo against the evaluation ladder"
-                        if config.evaluation.every
-                        else "latest (evaluation.every is 0)"
-                    )
-                state.wall_seconds += tracker.iteration_seconds()
-                meta = {
-                    **state.to_metadata(),
-                    "game": {"name": config.game.name, "params": dict(config.game.params)},
-                    "metrics": record,
-                    "rng": rng.bit_generator.state,
-                }
-                keep = bool(config.checkpoint.keep_every) and (
-                    iteration % config.checkpoint.keep_every == 0
-                )
-                with deferred_interrupt():
-                    run.save(iteration, model, buffer, meta, keep=keep, is_best=is_best)
-                    in_flight = None  # the checkpoint holds the games now
-                    run.discard_pending()
-                    append_metrics(run.path, record)
-                _write_tensorboard(run.path, record)
-                _log(progress, _summary_line(record, config.iterations, tracker))
-    except KeyboardInterrupt:
-        if in_flight is not None:
-            _keep(run, in_flight)
-        print(f"\n{interrupted_message(run.path)}", file=sys.stderr)
-        return state
-    finally:
-        backend.close()
-    if state.iteration >= config.iterations:
-        _log(
-            progress,
-            f"finished: {run.path} has trained its {config.iterations} iterations "
-            f"({state.games} games); the best model is {run.path / BEST_FILE}",
+    @classmethod
+    def begin(cls, start: _Start, progress: bool) -> _Session:
+        """Find kept games, say how the run starts, and make the trainer and the backend."""
+        run, config, state, rng = start.run, start.config, start.state, start.rng
+        game = make(config.game.name, **config.game.params)
+        pending = _kept_games(run, game, state.iteration)
+        started = start.line
+        if pending is not None:
+            rng.bit_generator.state = pending.rng  # these games' own draws are behind it
+            started += f"; {_kept_line(pending, config)}"
+        _log(progress, started)
+        trainer = Trainer(start.model, config.train)
+        inference = InferenceModel(
+            start.model,
+            max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
+            precision=config.search.inference_precision,
         )
+        backend = make_backend(config, start.model, inference, progress)
+        tracker = RunProgress(config.iterations, *last_speeds(run.path, config))
+        return cls(
+            run=run,
+            config=config,
+            model=start.model,
+            buffer=start.buffer,
+            state=state,
+            rng=rng,
+            progress=progress,
+            trainer=trainer,
+            inference=inference,
+            backend=backend,
+            tracker=tracker,
+            pending=pending,
+        )
+
+    def new_game(self) -> Game:
+        return make(self.config.game.name, **self.config.game.params)
+
+
+def _iteration(s: _Session) -> None:
+    """One iteration: self-play, training, evaluation, then the checkpoint and the metrics."""
+    config, state, tracker = s.config, s.state, s.tracker
+    cpu_start = time.process_time()
+    iteration = state.iteration + 1
+    kept, s.pending = s.pending, None
+    to_play = config.selfplay.games_per_iteration
+    if kept is not None:
+        to_play = 0 if kept.complete else max(0, to_play - kept.games)
+    kept_stats = SelfPlayStats.from_dict(kept.stats) if kept is not None else None
+    tracker.start_iteration(
+        iteration,
+        _plan(config, iteration, to_play),
+        state.wall_seconds,
+        spent=kept_stats.seconds if kept_stats is not None else 0.0,
+    )
+    examples, stats = _self_play(s, iteration, kept, to_play)
+    window = config.replay.window(state.positions + len(examples))
+    train_metrics, train_seconds, train_cpu_seconds = _train_network(s, iteration, window)
+    evaluation_start = time.perf_counter()
+    with tracker.phase("evaluation"):
+        rated, is_best = _evaluate(s.model, config, s.new_game, state, iteration, s.progress)
+    evaluation_seconds = time.perf_counter() - evaluation_start
+
+    state.iteration = iteration
+    state.games += stats.games
+    state.positions += len(examples)
+    state.selfplay_seconds += stats.seconds
+    state.train_seconds += train_seconds
+    state.cpu_seconds += time.process_time() - cpu_start
+    if not s.backend.in_process:  # the workers' CPU is not this process's
+        state.cpu_seconds += stats.cpu_seconds
+    elif kept_stats is not None:  # an earlier process's, for the kept games
+        state.cpu_seconds += kept_stats.cpu_seconds
+    record = {
+        "iteration": iteration,
+        "games": state.games,
+        "positions": state.positions,
+        "buffer": len(s.buffer),
+        "window": window,
+        "selfplay": stats.summary(),
+        "train": train_metrics,
+        "train_seconds": train_seconds,
+        "train_cpu_seconds": train_cpu_seconds,
+        "cpu_seconds": state.cpu_seconds,
+    }
+    if rated is not None:
+        record["evaluation"] = rated
+        record["evaluation_seconds"] = evaluation_seconds
+    if config.evaluation.solved_positions:
+        record["connect4_positions"] = _solved_positions(s.inference)
+    _save(s, record, is_best)
+
+
+def _self_play(
+    s: _Session, iteration: int, kept: PendingGames | None, to_play: int
+) -> tuple[Examples, SelfPlayStats]:
+    """The iteration's games (after any kept ones), added to the buffer; on Ctrl-C the
+    finished ones become ``in_flight``, for ``_train`` to keep."""
+    with s.tracker.phase("self-play"):
+        try:
+            examples, stats = (
+                s.backend.play(to_play, s.rng)
+                if to_play
+                else (Examples.empty(s.new_game()), SelfPlayStats())
+            )
+        except SelfPlayInterrupted as stop:
+            if stop.stats.games:  # else the kept file (if any) is still right
+                examples, stats = _after(kept, stop.examples, stop.stats, s.new_game)
+                s.in_flight = _pending(iteration, examples, stats, s.rng, complete=False)
+            raise
+    examples, stats = _after(kept, examples, stats, s.new_game)
+    s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True)
+    if stats.games:
+        s.tracker.moves_per_game = stats.moves / stats.games
+    s.buffer.add(examples.planes, examples.policies, examples.values)
+    return examples, stats
+
+
+def _train_network(
+    s: _Session, iteration: int, window: int
+) -> tuple[dict[str, float], float, float]:
+    """Train on the buffer's newest ``window`` examples once it holds enough:
+    ``(losses, wall seconds, CPU seconds)``; a diverged network stops the run unsaved."""
+    config = s.config
+    train_metrics: dict[str, float] = {}
+    train_start = time.perf_counter()
+    train_cpu_start = time.process_time()
+    if len(s.buffer) >= config.train.min_positions and config.train.steps_per_iteration:
+        with s.tracker.phase("train"):
+            train_metrics = s.trainer.train(
+                lambda n: s.buffer.sample(n, s.rng, window),
+                config.train.steps_per_iteration,
+                s.progress,
+            )
+        s.state.train_steps += config.train.steps_per_iteration
+        _check_finite(train_metrics, iteration, s.run)
     else:
-        _log(
-            progress,
-            f"stopped after this session's {max_iterations} iterations: {run.path} holds "
-            f"iteration {state.iteration} of {config.iterations}; continue with: "
-            f"python train.py --resume --run-dir {run.path}",
+        s.tracker.skip("train")
+    return train_metrics, time.perf_counter() - train_start, time.process_time() - train_cpu_start
+
+
+def _save(s: _Session, record: dict[str, Any], is_best: bool) -> None:
+    """The checkpoint, then the metrics: ``metrics.jsonl``, TensorBoard, the summary line."""
+    config, state = s.config, s.state
+    iteration = record["iteration"]
+    if is_best:
+        state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
+    if is_best or state.best_rule is None:
+        state.best_rule = (
+            "highest Elo against the evaluation ladder"
+            if config.evaluation.every
+            else "latest (evaluation.every is 0)"
         )
-    return state
+    state.wall_seconds += s.tracker.iteration_seconds()
+    meta = {
+        **state.to_metadata(),
+        "game": {"name": config.game.name, "params": dict(config.game.params)},
+        "metrics": record,
+        "rng": s.rng.bit_generator.state,
+    }
+    keep = bool(config.checkpoint.keep_every) and iteration % config.checkpoint.keep_every == 0
+    with deferred_interrupt():
+        s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best)
+        s.in_flight = None  # the checkpoint holds the games now
+        s.run.discard_pending()
+        append_metrics(s.run.path, record)
+    write_tensorboard(s.run.path, record)
+    _log(s.progress, summary_line(record, config.iterations, s.tracker))
+
+
+def _end_line(s: _Session, max_iterations: int | None) -> str:
+    """What a session that was not interrupted leaves behind, and how to go on."""
+    run, config, state = s.run, s.config, s.state
+    if state.iteration >= config.iterations:
+        return (
+            f"finished: {run.path} has trained its {config.iterations} iterations "
+            f"({state.games} games); the best model is {run.path / BEST_FILE}"
+        )
+    return (
+        f"stopped after this session's {max_iterations} iterations: {run.path} holds "
+        f"iteration {state.iteration} of {config.iterations}; continue with: "
+        f"python train.py --resume --run-dir {run.path}"
+    )
 
 
 def _kept_games(run: RunDir, game: Game, saved: int) -> PendingGames | None:
@@ -431,32 +523,6 @@ def _plan(config: Config, iteration: int, games: int) -> dict[str, float]:
     if config.evaluation.every and iteration % config.evaluation.every == 0:
         plan["evaluation"] = 1.0
     return plan
-
-
-def _last_speeds(run_path: Path, config: Config) -> tuple[dict[str, float], float | None]:
-    """Seconds per game, per training step and per evaluation, and moves per game, in the
-    run's metrics so far, so that a resumed run's first iteration has an ETA from the start."""
-    path = run_path / METRICS_FILE
-    speeds: dict[str, float] = {}
-    moves_per_game: float | None = None
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    except (OSError, UnicodeDecodeError):
-        lines = []
-    for line in lines[-max(config.evaluation.every, 1) :]:  # back to the last evaluation
-        try:
-            record = json.loads(line)
-            selfplay = record["selfplay"]
-            if selfplay["games"]:
-                speeds["self-play"] = selfplay["seconds"] / selfplay["games"]
-                moves_per_game = selfplay["moves"] / selfplay["games"]
-            if record["train"] and config.train.steps_per_iteration:
-                speeds["train"] = record["train_seconds"] / config.train.steps_per_iteration
-            if "evaluation_seconds" in record:
-                speeds["evaluation"] = record["evaluation_seconds"]
-        except (ValueError, KeyError, TypeError, ZeroDivisionError):
-            continue
-    return speeds, moves_per_game
 
 
 def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:
@@ -577,89 +643,9 @@ def _solved_positions(inference: Any) -> dict[str, float]:
     return flat
 
 
-def _repair_metrics(run_path: Path, iteration: int) -> None:
-    """Drop what a crash can leave in ``metrics.jsonl``: a half-written last line, or lines
-    of iterations the checkpoint does not hold."""
-
-    path = run_path / "metrics.jsonl"
-    if not path.exists():
-        return
-    lines = path.read_text(encoding="utf-8").splitlines()
-    kept = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(record, dict) and record.get("iteration", 0) <= iteration:
-            kept.append(line)
-    if kept != lines:
-        atomic_write_text(path, "".join(f"{line}\n" for line in kept))
-
-
-def _summary_line(
-    record: dict[str, Any], iterations: int | None = None, tracker: RunProgress | None = None
-) -> str:
-    """The iteration in one line (``iteration 3/30: ...``), with its time and the run's."""
-    sp = record["selfplay"]
-    tr = record["train"]
-    losses = (
-        f"policy loss {tr['policy_loss']:.3f}, value loss {tr['value_loss']:.3f}, "
-        f"entropy {tr['policy_entropy']:.3f}"
-        if tr
-        else "no training yet (buffer filling)"
-    )
-    evaluation = ""
-    if "evaluation" in record:
-        scores = ", ".join(
-            f"{spec} {r['score']:.0%}" for spec, r in record["evaluation"]["opponents"].items()
-        )
-        evaluation = f"; vs {scores}: Elo {format_elo(record['evaluation']['elo'])}"
-    if "connect4_positions" in record:
-        solved = record["connect4_positions"]
-        evaluation += (
-            f"; solved positions: policy {solved['policy_correct']:.1%} correct, "
-            f"value {solved['value_result']:.1%} right"
-        )
-    timing = ""
-    if tracker is not None:
-        seconds = tracker.iteration_seconds()
-        timing = (
-            f"; {progress_bars.format_seconds(seconds)} "
-            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)})"
-        )
-    of = f"/{iterations}" if iterations is not None else ""
-    return (
-        f"iteration {record['iteration']}{of}: {sp['games']} games "
-        f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "
-        f"draws {sp['draw_rate']:.0%}, {sp['mean_length']:.1f} moves), "
-        f"{sp['simulations_per_second']:.0f} sims/s; {losses}{evaluation}{timing}"
-    )
-
-
 def _log(enabled: bool, text: str) -> None:
     if enabled:
         progress_bars.write(text)
-
-
-def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, float]:
-    flat: dict[str, float] = {}
-    for key, value in record.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}/"))
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            flat[prefix + key] = float(value)
-    return flat
-
-
-def _write_tensorboard(run_path: Path, record: dict[str, Any]) -> None:
-
-    writer = tf.summary.create_file_writer(str(run_path / "tensorboard"))
-    with writer.as_default():
-        for key, value in _flatten(record).items():
-            tf.summary.scalar(key, value, step=record["iteration"])
-    writer.flush()
-    writer.close()
 
 
 __all__ = ["CheckpointError", "RunState", "train"]

@@ -13,12 +13,12 @@ import alphazero.checkpoints as ckpt
 from alphazero.checkpoints import (
     CheckpointError,
     RunDir,
-    append_metrics,
     atomic_write_text,
     load_model,
 )
 from alphazero.config import config_from_dict
 from alphazero.games import make
+from alphazero.metrics import append_metrics
 from alphazero.replay_buffer import ReplayBuffer
 
 # Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
@@ -185,14 +185,6 @@ def test_iterations_must_increase(tmp_path, models):
         run.save(3, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
     assert "iteration 3" in one_line(error)
     assert weights_equal(run.load()[0], models[0])
-
-
-def test_append_metrics(tmp_path):
-    RunDir.create(tmp_path / "run", make_config())
-    append_metrics(tmp_path / "run", {"iteration": 1, "loss": np.float32(0.5)})
-    append_metrics(RunDir(tmp_path / "run"), {"iteration": 2})
-    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
-    assert [json.loads(line) for line in lines] == [{"iteration": 1, "loss": 0.5}, {"iteration": 2}]
 
 
 def test_atomic_write_text_replaces_whole_file(tmp_path):

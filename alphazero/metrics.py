@@ -1,0 +1,135 @@
+"""A run's metrics: ``metrics.jsonl`` (appended, repaired, read back), TensorBoard, summary lines.
+
+One record an iteration; its keys are the names in ``metrics.jsonl`` and TensorBoard alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from . import progress as progress_bars
+from .arena import format_elo
+from .checkpoints import METRICS_FILE, TENSORBOARD_DIR, RunDir, atomic_write_text, json_default
+from .config import Config
+from .progress import RunProgress
+
+
+def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
+    """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
+    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
+    line = json.dumps(record, default=json_default) + "\n"
+    with open(folder / METRICS_FILE, "a", encoding="utf-8") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def repair_metrics(run_path: Path, iteration: int) -> None:
+    """Drop what a crash can leave in ``metrics.jsonl``: a half-written last line, or lines
+    of iterations the checkpoint does not hold."""
+    path = run_path / METRICS_FILE
+    if not path.exists():
+        return
+    lines = path.read_text(encoding="utf-8").splitlines()
+    kept = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("iteration", 0) <= iteration:
+            kept.append(line)
+    if kept != lines:
+        atomic_write_text(path, "".join(f"{line}\n" for line in kept))
+
+
+def last_speeds(run_path: Path, config: Config) -> tuple[dict[str, float], float | None]:
+    """Seconds per game, per training step and per evaluation, and moves per game, in the
+    run's metrics so far, so that a resumed run's first iteration has an ETA from the start."""
+    path = run_path / METRICS_FILE
+    speeds: dict[str, float] = {}
+    moves_per_game: float | None = None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    for line in lines[-max(config.evaluation.every, 1) :]:  # back to the last evaluation
+        try:
+            record = json.loads(line)
+            selfplay = record["selfplay"]
+            if selfplay["games"]:
+                speeds["self-play"] = selfplay["seconds"] / selfplay["games"]
+                moves_per_game = selfplay["moves"] / selfplay["games"]
+            if record["train"] and config.train.steps_per_iteration:
+                speeds["train"] = record["train_seconds"] / config.train.steps_per_iteration
+            if "evaluation_seconds" in record:
+                speeds["evaluation"] = record["evaluation_seconds"]
+        except (ValueError, KeyError, TypeError, ZeroDivisionError):
+            continue
+    return speeds, moves_per_game
+
+
+def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    flat: dict[str, float] = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}/"))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            flat[prefix + key] = float(value)
+    return flat
+
+
+def write_tensorboard(run_path: Path, record: dict[str, Any]) -> None:
+    """The record's numbers as TensorBoard scalars at its iteration, nested keys joined by /."""
+    # TensorFlow only here: the rest of the module reads and writes text without it.
+    import tensorflow as tf
+
+    writer = tf.summary.create_file_writer(str(run_path / TENSORBOARD_DIR))
+    with writer.as_default():
+        for key, value in _flatten(record).items():
+            tf.summary.scalar(key, value, step=record["iteration"])
+    writer.flush()
+    writer.close()
+
+
+def summary_line(
+    record: dict[str, Any], iterations: int | None = None, tracker: RunProgress | None = None
+) -> str:
+    """The iteration in one line (``iteration 3/30: ...``), with its time and the run's."""
+    sp = record["selfplay"]
+    tr = record["train"]
+    losses = (
+        f"policy loss {tr['policy_loss']:.3f}, value loss {tr['value_loss']:.3f}, "
+        f"entropy {tr['policy_entropy']:.3f}"
+        if tr
+        else "no training yet (buffer filling)"
+    )
+    evaluation = ""
+    if "evaluation" in record:
+        scores = ", ".join(
+            f"{spec} {r['score']:.0%}" for spec, r in record["evaluation"]["opponents"].items()
+        )
+        evaluation = f"; vs {scores}: Elo {format_elo(record['evaluation']['elo'])}"
+    if "connect4_positions" in record:
+        solved = record["connect4_positions"]
+        evaluation += (
+            f"; solved positions: policy {solved['policy_correct']:.1%} correct, "
+            f"value {solved['value_result']:.1%} right"
+        )
+    timing = ""
+    if tracker is not None:
+        seconds = tracker.iteration_seconds()
+        timing = (
+            f"; {progress_bars.format_seconds(seconds)} "
+            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)})"
+        )
+    of = f"/{iterations}" if iterations is not None else ""
+    return (
+        f"iteration {record['iteration']}{of}: {sp['games']} games "
+        f"(first {sp['first_win_rate']:.0%}, second {sp['second_win_rate']:.0%}, "
+        f"draws {sp['draw_rate']:.0%}, {sp['mean_length']:.1f} moves), "
+        f"{sp['simulations_per_second']:.0f} sims/s; {losses}{evaluation}{timing}"
+    )
