@@ -7,6 +7,8 @@ Layout::
     models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
+    paused_NNNN.npz          with ``selfplay.carry_over``: the self-play games paused at the
+                             end of that iteration, to go on in the next (only that one)
     metrics.jsonl            one JSON line per iteration (``alphazero.metrics``)
     tensorboard/             the same metrics for TensorBoard
     pending_selfplay.npz     after Ctrl-C mid-iteration: that iteration's finished games
@@ -39,6 +41,8 @@ import numpy as np
 from .atomic import temp_file
 from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
 from .games import make
+from .paused import PausedGame, from_arrays, to_arrays
+from .paused import check as check_paused
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
 
 if TYPE_CHECKING:
@@ -58,6 +62,7 @@ BEST_FILE = "best.keras"
 TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
 PENDING_FORMAT = 1
+PAUSED_FORMAT = 1
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 
@@ -178,6 +183,9 @@ class PendingGames:
     complete: bool
     """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
     evaluation): the resumed iteration then goes on exactly as it would have."""
+    paused: list[PausedGame] | None = None
+    """With ``selfplay.carry_over`` and ``complete``: the games that self-play paused, for
+    the next iteration (the checkpoint's own are those the iteration went on with)."""
 
     @property
     def games(self) -> int:
@@ -191,8 +199,10 @@ def _pending_bytes(pending: PendingGames) -> bytes:
         "stats": pending.stats,
         "rng": pending.rng,
         "complete": pending.complete,
+        "paused": pending.paused is not None,
     }
     text = json.dumps(info, default=json_default)
+    paused = to_arrays(pending.paused) if pending.paused is not None else {}
     data = io.BytesIO()
     np.savez_compressed(
         data,
@@ -200,6 +210,7 @@ def _pending_bytes(pending: PendingGames) -> bytes:
         planes=pending.planes,
         policies=pending.policies,
         values=pending.values,
+        **{f"paused_{name}": array for name, array in paused.items()},
     )
     return data.getvalue()
 
@@ -218,10 +229,17 @@ def _read_pending(file: Path) -> PendingGames:
         raise fail("not a pending games file (not an .npz archive)")
     try:
         with np.load(file, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in ("info", "planes", "policies", "values")}
+            arrays = {name: npz[name] for name in npz.files}
         info = json.loads(arrays["info"].tobytes().decode("utf-8"))
         if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
             raise fail(f"not a pending games file of format {PENDING_FORMAT}")
+        paused = (
+            from_arrays(
+                {k[len("paused_") :]: v for k, v in arrays.items() if k.startswith("paused_")}
+            )
+            if info.get("paused")
+            else None
+        )
         pending = PendingGames(
             iteration=int(info["iteration"]),
             planes=arrays["planes"],
@@ -230,6 +248,7 @@ def _read_pending(file: Path) -> PendingGames:
             stats=dict(info["stats"]),
             rng=dict(info["rng"]),
             complete=bool(info["complete"]),
+            paused=paused,
         )
     except CheckpointError:
         raise
@@ -433,6 +452,7 @@ class RunDir:
         models = [f"{MODELS_DIR}/{p.name}" for p in self.path.glob(f"{MODELS_DIR}/iter_*")]
         found += sorted(models, key=lambda n: (len(n), n))
         found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=lambda n: (len(n), n))
+        found += sorted((p.name for p in self.path.glob("paused_*.npz")), key=lambda n: (len(n), n))
         if (self.path / METRICS_FILE).exists():
             found.append(METRICS_FILE)
         if (self.path / PENDING_FILE).exists():
@@ -530,6 +550,7 @@ class RunDir:
         metadata: dict[str, Any],
         keep: bool,
         is_best: bool,
+        paused: list[PausedGame] | None = None,
     ) -> dict[str, Any]:
         """Save a checkpoint of ``iteration``; returns the metadata written.
 
@@ -537,10 +558,13 @@ class RunDir:
         this adds ``format``, ``iteration``, ``model``, ``buffer``, ``best``, ``kept_models``
         and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this iteration's
         model file for good; otherwise it goes once neither the latest nor the best.
+        ``paused`` (``selfplay.carry_over``) goes to ``paused_NNNN.npz``, which the metadata
+        names as ``paused``, written with the buffer.
 
-        Order: model file, buffer file, ``metadata.json`` (the commit point), ``latest.keras``
-        / ``best.keras``, then removal of what the new metadata does not name. Iterations must
-        increase, so no file a previous checkpoint names is ever overwritten.
+        Order: model file, buffer file (and paused games), ``metadata.json`` (the commit
+        point), ``latest.keras`` / ``best.keras``, then removal of what the new metadata does
+        not name. Iterations must increase, so no file a previous checkpoint names is ever
+        overwritten.
         """
         iteration = int(iteration)
         old = self.read_metadata() if self.has_checkpoint else None
@@ -566,11 +590,16 @@ class RunDir:
             best=best,
             kept_models=kept,
         )
+        new.pop("paused", None)
+        if paused is not None:
+            new["paused"] = self.paused_name(iteration)
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
         _save_model_atomic(model, self.path / model_name)  # (1)
         buffer.save(self.path / buffer_name)  # (2)
+        if paused is not None:
+            self._save_paused(new["paused"], paused, new.get("game"))
         atomic_write_text(self.path / METADATA_FILE, text)  # (3) the commit point
         _atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
         _atomic_copy(self.path / best, self.path / BEST_FILE)
@@ -581,14 +610,83 @@ class RunDir:
         """Delete buffers, models and temp files that ``metadata`` does not need."""
         needed = {metadata["model"], metadata["buffer"], metadata["best"]}
         needed.update(metadata.get("kept_models", []))
+        if metadata.get("paused"):
+            needed.add(metadata["paused"])
         doomed: list[Path] = []
         doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
+        doomed += [p for p in self.path.glob("paused_*.npz") if p.name not in needed]
         models = self.path / MODELS_DIR
         doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
         for file in doomed:
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
         self.remove_temp_files()
+
+    # ------------------------------------------- games paused between iterations (carry-over)
+    def paused_name(self, iteration: int) -> str:
+        return f"paused_{iteration:04d}.npz"
+
+    def _save_paused(self, name: str, paused: list[PausedGame], game: Any) -> None:
+        """``paused`` in ``name`` (atomically; ``save`` names it in the metadata after)."""
+        info = {"format": PAUSED_FORMAT, "game": game, "games": len(paused)}
+        text = json.dumps(info, default=json_default)
+        data = io.BytesIO()
+        np.savez_compressed(
+            data, info=np.frombuffer(text.encode("utf-8"), dtype=np.uint8), **to_arrays(paused)
+        )
+        atomic_write_bytes(self.path / name, data.getvalue())
+
+    def load_paused(self, metadata: dict[str, Any], game: Game) -> list[PausedGame]:
+        """The games the checkpoint ``metadata`` paused (none if it names no file), checked
+        against ``game`` (its initial position: they must replay from it): every problem is
+        a one-line ``CheckpointError`` naming the file."""
+        name = metadata.get("paused")
+        if name is None:
+            return []
+        if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
+            raise CheckpointError(
+                f"{self.path / METADATA_FILE}: 'paused' must be a path inside the run folder"
+            )
+        file = self.path / name
+
+        def fail(what: str) -> CheckpointError:
+            return CheckpointError(
+                f"{file}: {what} (the self-play games paused at iteration "
+                f'{metadata.get("iteration")}; remove its "paused" entry from '
+                f"{METADATA_FILE} to go on without them)"
+            )
+
+        if not file.is_file():
+            raise fail("missing")
+        if not zipfile.is_zipfile(file):
+            raise fail("not a paused games file (not an .npz archive)")
+        try:
+            with np.load(file, allow_pickle=False) as npz:
+                arrays = {n: npz[n] for n in npz.files}
+            info = json.loads(arrays.pop("info").tobytes().decode("utf-8"))
+            if not isinstance(info, dict) or info.get("format") != PAUSED_FORMAT:
+                raise fail(f"not a paused games file of format {PAUSED_FORMAT}")
+            games = from_arrays(arrays)
+        except CheckpointError:
+            raise
+        except ValueError as error:
+            if "pickle" in str(error):
+                raise fail("not a paused games file (it holds Python objects)") from None
+            raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+        except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
+            raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+        saved = info.get("game")
+        if isinstance(saved, dict):
+            saved_name, saved_params = saved.get("name"), saved.get("params", game.params)
+        else:
+            saved_name, saved_params = saved, game.params
+        if saved_name != game.name or dict(saved_params) != dict(game.params):
+            raise fail(f"holds games of {saved_name} {saved_params}, not {game.name} {game.params}")
+        try:
+            check_paused(games, game)
+        except ValueError as error:
+            raise fail(_one_line_text(error)) from None
+        return games
 
     # --------------------------------------------------- games of an interrupted iteration
     def save_pending(self, pending: PendingGames) -> None:

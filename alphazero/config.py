@@ -93,6 +93,15 @@ class SelfPlayConfig:
     games_per_iteration: int = field(default=64, metadata=_range(1, 1_000_000))
     parallel_games: int = field(default=64, metadata=_range(1, 100_000))
     """Games searched at once; their leaves share one network call."""
+    carry_over: bool = False
+    """Self-play runs on across iterations (OpenSpiel's and KataGo's actors): when the
+    iteration's ``games_per_iteration`` games have ended, the games still in flight pause
+    between two moves and go on in the next iteration with the new weights, so every network
+    call holds about ``parallel_games`` positions instead of a tail of ever fewer as the
+    iteration's last games end. The paused games are saved with the checkpoint
+    (``paused_NNNN.npz``); each goes on with its next move searched afresh, so resuming stays
+    exact. A game then trains on positions an earlier network played. False: each
+    iteration plays its games from start to end (runs from before the switch resume so)."""
     temperature_moves: int = field(default=10, metadata=_range(0, 10_000))
     """Moves (of the whole game) played with temperature 1; later ones take the top move."""
     final_temperature: float = field(default=0.0, metadata=_range(0.0, 10.0))

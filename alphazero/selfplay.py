@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ import numpy as np
 from . import progress as progress_bars
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
+from .paused import PausedGame
 from .search import (
     Choice,
     EvaluationCache,
@@ -141,6 +143,8 @@ class _Slot:
     root: Node
     records: list[tuple[np.ndarray, np.ndarray, int, float, int]] = field(default_factory=list)
     """(planes, visit distribution, player to move, search value, move number) per example."""
+    actions: list[int] = field(default_factory=list)
+    """Every move played from the start (what a paused game replays)."""
     moves: int = 0
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
@@ -191,18 +195,73 @@ def play_games(
 
     Every step searches all the games in flight with one network call, and a game moves on
     as soon as its own search is done, so games whose moves get different budgets (playout
-    cap randomisation) keep the batch full.
+    cap randomisation) keep the batch full. (As the last games end, the batch shrinks:
+    ``play_games_carrying`` has no such tail.)
 
     ``on_game(examples, stats)``, if given, is called as each game ends, with that game's
     examples and the statistics so far (a copy); the examples of every call, one after the
     other, are those returned. ``on_step(moves)``, if given, is called after every search
     step with the moves played so far (a measure of progress while games are in flight).
     """
+    examples, stats, _ = _play(
+        new_game, policy, num_games, search, selfplay, rng, None, progress, on_game, on_step
+    )
+    return examples, stats
+
+
+def play_games_carrying(
+    new_game: Callable[[], Game],
+    policy: Policy,
+    num_games: int,
+    search: SearchConfig,
+    selfplay: SelfPlayConfig,
+    rng: np.random.Generator,
+    paused: list[PausedGame],
+    progress: bool = True,
+    on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
+    on_step: Callable[[int], None] | None = None,
+) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+    """Play until ``num_games`` games have ended, always ``selfplay.parallel_games`` at a
+    time (``selfplay.carry_over``): the ``paused`` games go on first, in order, as places
+    free up, then new games start; when the ``num_games``-th game ends, every game still in
+    flight pauses where it is (a move half searched is searched again, afresh) and is
+    returned, with the paused games that had no place yet, to go on in the next call.
+
+    So every network call but those of a run's very first games holds about
+    ``parallel_games`` positions, where ``play_games`` ends each call with a tail of ever
+    fewer games. A finished game's examples include those recorded before it paused (by
+    an earlier network): the price, as in OpenSpiel's and KataGo's actors. ``on_game`` and
+    ``on_step`` as in ``play_games``.
+    """
+    examples, stats, carried = _play(
+        new_game, policy, num_games, search, selfplay, rng, paused, progress, on_game, on_step
+    )
+    assert carried is not None  # a list whenever paused games are given
+    return examples, stats, carried
+
+
+def _play(
+    new_game: Callable[[], Game],
+    policy: Policy,
+    num_games: int,
+    search: SearchConfig,
+    selfplay: SelfPlayConfig,
+    rng: np.random.Generator,
+    paused: list[PausedGame] | None,
+    progress: bool,
+    on_game: Callable[[Examples, SelfPlayStats], None] | None,
+    on_step: Callable[[int], None] | None,
+) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
+    """``play_games`` (``paused`` None) or ``play_games_carrying``; the paused games are
+    None for ``play_games``. Without ``paused`` it draws exactly the random numbers it drew
+    before carry-over existed, so runs from before replay the same."""
     if selfplay.symmetric_search:
         policy = symmetric_policy(policy, new_game())
     cache = EvaluationCache(policy, search.evaluation_cache) if search.evaluation_cache else None
     if cache is not None:  # one per call: its answers are those of the weights of this call
         policy = cache
+    carrying = paused is not None
+    waiting = deque(paused or [])  # paused games still to go on, in order
     stats = SelfPlayStats()
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
@@ -220,14 +279,18 @@ def play_games(
     )
     noise_due: set[int] = set()  # roots still to get their noise (search_step adds it)
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
-    while active or started < num_games:
-        while started < num_games and len(active) < selfplay.parallel_games:
-            slot = _Slot(Node(new_game()))
-            # No draw when openings are off, so runs from before the switch replay the same.
-            if selfplay.random_opening_share and rng.random() < selfplay.random_opening_share:
-                _play_random_opening(slot, selfplay.random_opening_moves, rng)
-            if rng.random() < selfplay.weak_side_share:
-                slot.weak_player = int(rng.choice((1, -1)))
+    # Carrying, games start until the quota has ended, so none is ever short of company.
+    while (stats.games < num_games) if carrying else (active or started < num_games):
+        while (carrying or started < num_games) and len(active) < selfplay.parallel_games:
+            if waiting:
+                slot = _resume(waiting.popleft(), new_game)
+            else:
+                slot = _Slot(Node(new_game()))
+                # No draw when openings are off, so runs from before the switch replay the same.
+                if selfplay.random_opening_share and rng.random() < selfplay.random_opening_share:
+                    _play_random_opening(slot, selfplay.random_opening_moves, rng)
+                if rng.random() < selfplay.weak_side_share:
+                    slot.weak_player = int(rng.choice((1, -1)))
             _begin_search(slot, search, selfplay, rng, noise_due)
             active.append(slot)
             started += 1
@@ -249,7 +312,7 @@ def play_games(
         still_active = []
         for slot, left in zip(active, remaining, strict=True):
             slot.remaining = left
-            if left:
+            if left or (carrying and stats.games == num_games):  # the quota ended: it pauses
                 still_active.append(slot)
                 continue
             score = _advance(slot, selfplay, rng, stats)
@@ -274,7 +337,49 @@ def play_games(
         stats.cache_hits, stats.cache_lookups = cache.hits, cache.lookups
     stats.seconds = time.perf_counter() - start_time
     stats.cpu_seconds = time.process_time() - cpu_start
-    return _stack(planes, policies, values, new_game), stats
+    carried = [_pause(slot) for slot in active] + list(waiting) if carrying else None
+    return _stack(planes, policies, values, new_game), stats, carried
+
+
+def _pause(slot: _Slot) -> PausedGame:
+    """``slot`` between two moves, its search dropped (see ``PausedGame``)."""
+    records = slot.records
+    game = slot.root.game
+    return PausedGame(
+        actions=np.array(slot.actions, np.int64),
+        planes=(
+            np.stack([r[0] for r in records]).astype(np.float32)
+            if records
+            else np.zeros((0, *game.plane_shape), np.float32)
+        ),
+        policies=(
+            np.stack([r[1] for r in records]).astype(np.float64)
+            if records
+            else np.zeros((0, game.num_actions), np.float64)
+        ),
+        players=np.array([r[2] for r in records], np.int8),
+        search_values=np.array([r[3] for r in records], np.float64),
+        move_numbers=np.array([r[4] for r in records], np.int64),
+        weak_player=slot.weak_player or 0,
+        would_resign=slot.would_resign or 0,
+    )
+
+
+def _resume(paused: PausedGame, new_game: Callable[[], Game]) -> _Slot:
+    """A slot for ``paused``, at its position with a fresh root (its search to be begun)."""
+    records = [
+        (paused.planes[i], paused.policies[i], int(paused.players[i]),
+         float(paused.search_values[i]), int(paused.move_numbers[i]))
+        for i in range(len(paused.players))
+    ]  # fmt: skip
+    return _Slot(
+        Node(paused.position(new_game())),
+        records=records,
+        actions=[int(a) for a in paused.actions],
+        moves=paused.moves,
+        would_resign=paused.would_resign or None,
+        weak_player=paused.weak_player or None,
+    )
 
 
 def _stack(
@@ -314,11 +419,14 @@ def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) 
     game = slot.root.game
     for _ in range(int(rng.integers(1, max_moves + 1))):
         going_on = [
-            after for move in game.available_moves if not (after := game.sim_move(move)).is_over
+            (after, move)
+            for move in game.available_moves
+            if not (after := game.sim_move(move)).is_over
         ]
         if not going_on:
             break
-        game = going_on[int(rng.integers(len(going_on)))]
+        game, move = going_on[int(rng.integers(len(going_on)))]
+        slot.actions.append(move)
         slot.moves += 1
     slot.root = Node(game)
 
@@ -385,6 +493,7 @@ def _advance(
         choice = root.next(tau, rng, value_cutoff=cutoff)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
+    slot.actions.append(int(choice.action))
     slot.moves += 1
     stats.moves += 1
     slot.root = choice.node

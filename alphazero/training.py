@@ -41,6 +41,8 @@ from .games import Game, make
 from .interrupts import deferred_interrupt, interrupted_message
 from .metrics import append_metrics, last_speeds, repair_metrics, summary_line, write_tensorboard
 from .network import InferenceModel, build_network
+from .paused import PausedGame
+from .paused import check as check_paused
 from .player_specs import model_spec_parts
 from .progress import RunProgress
 from .replay_buffer import ReplayBuffer
@@ -186,6 +188,8 @@ class _Start:
     state: RunState
     rng: np.random.Generator
     line: str
+    paused: list[PausedGame] = field(default_factory=list)
+    """The games the checkpoint paused (``selfplay.carry_over``), checked against the game."""
 
 
 def _start(
@@ -220,6 +224,8 @@ def _start(
             state,
             rng,
             f"resuming {run.path} at iteration {state.iteration}",
+            # Checked now, before any worker starts: a bad file is one line, not a crash.
+            paused=_checkpoint_paused(run, config, meta),
         )
     if run is not None:
         run.remove_temp_files()
@@ -261,6 +267,9 @@ class _Session:
     """Games kept by an earlier Ctrl-C, for the first iteration to go on from."""
     in_flight: PendingGames | None = None
     """The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint."""
+    paused: list[PausedGame] | None = None
+    """With ``selfplay.carry_over``: the games paused at the end of the last self-play, for
+    the next to go on with (and the checkpoint to keep); None without it."""
 
     @classmethod
     def begin(cls, start: _Start, progress: bool) -> _Session:
@@ -279,6 +288,7 @@ class _Session:
             max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
             precision=config.search.inference_precision,
         )
+        paused = _carried(run, config, start.paused, pending, game)
         backend = make_backend(config, start.model, inference, progress)
         tracker = RunProgress(config.iterations, *last_speeds(run.path, config))
         return cls(
@@ -294,6 +304,7 @@ class _Session:
             backend=backend,
             tracker=tracker,
             pending=pending,
+            paused=paused,
         )
 
     def new_game(self) -> Game:
@@ -351,6 +362,8 @@ def _iteration(s: _Session) -> None:
         record["evaluation_seconds"] = evaluation_seconds
     if config.evaluation.solved_positions:
         record["connect4_positions"] = _solved_positions(s.inference)
+    if s.paused is not None:  # games in flight at the iteration's end, to go on in the next
+        record["selfplay"]["paused"] = len(s.paused)
     _save(s, record, is_best)
 
 
@@ -361,21 +374,28 @@ def _self_play(
     finished ones become ``in_flight``, for ``_train`` to keep."""
     with s.tracker.phase("self-play"):
         try:
-            examples, stats = (
-                s.backend.play(to_play, s.rng)
-                if to_play
-                else (Examples.empty(s.new_game()), SelfPlayStats())
-            )
+            examples, stats = _play(s, to_play)
         except SelfPlayInterrupted as stop:
             if stop.stats.games:  # else the kept file (if any) is still right
                 examples, stats = _after(kept, stop.examples, stop.stats, s.new_game)
                 s.in_flight = _pending(iteration, examples, stats, s.rng, complete=False)
             raise
     examples, stats = _after(kept, examples, stats, s.new_game)
-    s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True)
+    s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True, paused=s.paused)
     if stats.games:
         s.tracker.moves_per_game = stats.moves / stats.games
     s.buffer.add(examples.planes, examples.policies, examples.values)
+    return examples, stats
+
+
+def _play(s: _Session, to_play: int) -> tuple[Examples, SelfPlayStats]:
+    """``to_play`` games through the backend; with carry-over, going on with the paused games
+    and leaving those it pauses in ``s.paused``."""
+    if not to_play:
+        return Examples.empty(s.new_game()), SelfPlayStats()
+    if s.paused is None:
+        return s.backend.play(to_play, s.rng)
+    examples, stats, s.paused = s.backend.play_carrying(to_play, s.rng, s.paused)
     return examples, stats
 
 
@@ -423,7 +443,7 @@ def _save(s: _Session, record: dict[str, Any], is_best: bool) -> None:
     }
     keep = bool(config.checkpoint.keep_every) and iteration % config.checkpoint.keep_every == 0
     with deferred_interrupt():
-        s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best)
+        s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best, paused=s.paused)
         s.in_flight = None  # the checkpoint holds the games now
         s.run.discard_pending()
         append_metrics(s.run.path, record)
@@ -490,6 +510,7 @@ def _pending(
     stats: SelfPlayStats,
     rng: np.random.Generator,
     complete: bool,
+    paused: list[PausedGame] | None = None,
 ) -> PendingGames:
     return PendingGames(
         iteration=iteration,
@@ -499,7 +520,46 @@ def _pending(
         stats=stats.to_dict(),
         rng=rng.bit_generator.state,
         complete=complete,
+        paused=paused,
     )
+
+
+def _checkpoint_paused(run: RunDir, config: Config, meta: dict[str, Any]) -> list[PausedGame]:
+    """The games the checkpoint paused, checked, when the run carries games over (a run that
+    no longer does leaves them, and its next checkpoint removes the file)."""
+    if not config.selfplay.carry_over:
+        return []
+    return run.load_paused(meta, make(config.game.name, **config.game.params))
+
+
+def _carried(
+    run: RunDir,
+    config: Config,
+    saved: list[PausedGame],
+    pending: PendingGames | None,
+    game: Game,
+) -> list[PausedGame] | None:
+    """The paused games the first iteration goes on with (None without carry-over).
+
+    Games kept by a Ctrl-C supersede the checkpoint's: after the whole self-play (Ctrl-C in
+    training or evaluation) they hold the games it paused, so the run goes on exactly; in
+    the middle of it, the checkpoint's paused games had gone on, to end among the kept games
+    or to be lost in flight, so none is carried (that iteration is then another run's, as
+    any interrupted self-play is).
+    """
+    if not config.selfplay.carry_over:
+        return None
+    if pending is None:
+        return list(saved)
+    if not pending.complete or pending.paused is None:
+        return []
+    try:
+        check_paused(pending.paused, game)
+    except ValueError as error:
+        raise CheckpointError(
+            f"{run.path / PENDING_FILE}: {error}; remove the file to play the iteration again"
+        ) from None
+    return list(pending.paused)
 
 
 def _keep(run: RunDir, pending: PendingGames) -> None:

@@ -5,6 +5,8 @@ the examples and statistics of that many finished games, played with the model's
 they are at the call (so workers are refreshed after every training iteration). Backends
 are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config. Ctrl-C during
 ``play`` raises ``SelfPlayInterrupted``, holding the games finished until then.
+``play_carrying`` is ``play`` for ``selfplay.carry_over``: it goes on with the games paused
+at the end of the last call and returns those it pauses in turn.
 """
 
 from __future__ import annotations
@@ -14,8 +16,17 @@ import numpy as np
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
-from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
-from .base import SelfPlayBackend, SelfPlayInterrupted, WorkerError, merge, split_games
+from ..paused import PausedGame
+from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
+from .base import (
+    SelfPlayBackend,
+    SelfPlayInterrupted,
+    WorkerError,
+    merge,
+    merge_paused,
+    split_games,
+    split_paused,
+)
 from .processes import ProcessBackend
 from .ray_backend import RayBackend
 
@@ -35,20 +46,35 @@ class LocalBackend:
         return make(self.config.game.name, **self.config.game.params)
 
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        examples, stats, _ = self._play(num_games, rng, None)
+        return examples, stats
+
+    def play_carrying(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        examples, stats, carried = self._play(num_games, rng, paused)
+        assert carried is not None  # a list whenever paused is
+        return examples, stats, carried
+
+    def _play(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
         finished = FinishedGames()
+        config = self.config
         try:
-            return play_games(
-                self.new_game,
-                self.inference,
-                num_games,
-                self.config.search,
-                self.config.selfplay,
-                rng,
-                self.progress,
-                on_game=finished.add,
-                on_step=progress_bars.report_moves,
-            )
+            if paused is None:
+                examples, stats = play_games(
+                    self.new_game, self.inference, num_games, config.search, config.selfplay,
+                    rng, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
+                )  # fmt: skip
+                return examples, stats, None
+            return play_games_carrying(
+                self.new_game, self.inference, num_games, config.search, config.selfplay, rng,
+                paused, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
+            )  # fmt: skip
         except KeyboardInterrupt:
+            # The games in flight (paused ones going on among them) are lost, as without
+            # carry-over: the kept games' iteration goes on without them.
             raise SelfPlayInterrupted(*finished.result(self.new_game())) from None
 
     def close(self) -> None:
@@ -72,5 +98,7 @@ __all__ = [
     "WorkerError",
     "make_backend",
     "merge",
+    "merge_paused",
     "split_games",
+    "split_paused",
 ]

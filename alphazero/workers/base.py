@@ -1,4 +1,5 @@
-"""What every self-play backend shares: its interface, its errors, splitting and merging games."""
+"""What every self-play backend shares: its interface, its errors, splitting and merging games
+(and the paused games of ``selfplay.carry_over``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..paused import PausedGame
 from ..selfplay import Examples, SelfPlayStats
 
 
@@ -34,6 +36,14 @@ class SelfPlayBackend(Protocol):
         """Play ``num_games`` games with the current weights; ``rng`` drives every choice."""
         ...
 
+    def play_carrying(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        """``play``, going on with the ``paused`` games and pausing those still in flight
+        when ``num_games`` have ended (``selfplay.play_games_carrying``); each worker carries
+        its share (``split_paused``)."""
+        ...
+
     def close(self) -> None:
         """Release workers (idempotent)."""
         ...
@@ -56,3 +66,21 @@ def merge(results: list[tuple[Examples, SelfPlayStats]]) -> tuple[Examples, Self
     for _, worker_stats in results:
         stats.add(worker_stats)
     return examples, stats
+
+
+def split_paused(paused: list[PausedGame], workers: int) -> list[list[PausedGame]]:
+    """``paused`` in ``workers`` consecutive shares, as even as possible, first workers taking
+    the remainder (``merge_paused`` of the shares gives ``paused`` back). A function of the
+    list and the worker count alone, so a resumed run hands out the same shares."""
+    base, extra = divmod(len(paused), workers)
+    shares, start = [], 0
+    for i in range(workers):
+        size = base + (i < extra)
+        shares.append(paused[start : start + size])
+        start += size
+    return shares
+
+
+def merge_paused(shares: list[list[PausedGame]]) -> list[PausedGame]:
+    """The workers' paused games, in worker order (each worker's in its own order)."""
+    return [paused for share in shares for paused in share]

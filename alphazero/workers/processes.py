@@ -5,7 +5,9 @@ TensorFlow is already running is unsafe). Each builds the game's network once; e
 ``play`` sends them the learner's current weights, their share of the games and a seed,
 and merges what they send back in worker order, so a run is reproducible for a given
 random state and worker count. Each game's examples are sent as it ends, so that Ctrl-C
-keeps the games finished so far (``SelfPlayInterrupted``).
+keeps the games finished so far (``SelfPlayInterrupted``). With ``selfplay.carry_over``
+each worker is sent its share of the paused games (``split_paused``) and sends back those it
+paused, merged in worker order.
 
 Each worker's TensorFlow is limited to ``cores // workers`` intra-op threads: left at its
 default, every process's thread pool spans every core and the processes slow each other
@@ -35,8 +37,9 @@ from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
 from ..interrupts import sigint_ignored
-from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games
-from .base import SelfPlayInterrupted, WorkerError, merge, split_games
+from ..paused import PausedGame
+from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
+from .base import SelfPlayInterrupted, WorkerError, merge, merge_paused, split_games, split_paused
 
 START_TIMEOUT = 300.0
 """Seconds a worker may take to import TensorFlow and build its network."""
@@ -134,6 +137,34 @@ class SelfPlayWorker:
             on_step=on_step,
         )
 
+    def play_carrying(
+        self,
+        weights: list[np.ndarray] | None,
+        num_games: int,
+        seed: int,
+        index: int,
+        paused: list[PausedGame],
+        on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
+        on_step: Callable[[int], None] | None = None,
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        """``play``, going on with this worker's share of the ``paused`` games; returns the
+        games it pauses too (``play_games_carrying``)."""
+        if weights is not None:
+            self.set_weights(weights)
+        rng = np.random.default_rng([seed, index])
+        return play_games_carrying(
+            self.new_game,
+            self.inference,
+            num_games,
+            self.config.search,
+            self.config.selfplay,
+            rng,
+            paused,
+            progress=False,
+            on_game=on_game,
+            on_step=on_step,
+        )
+
 
 # ----------------------------------------------------------------------- worker process
 def _every(seconds: float, call: Callable[[int], None]) -> Callable[[int], None]:
@@ -181,22 +212,26 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
         _quiet_tensorflow()
         worker = SelfPlayWorker(config, threads)
         conn.send(("ready", os.getpid()))
+
+        # Each game's examples as it ends; the driver puts them together in this order,
+        # which is the order of the examples play returns, so they are not sent again.
+        def on_game(examples: Examples, so_far: SelfPlayStats) -> None:
+            conn.send(("game", examples, so_far))
+
         while True:
             job = conn.recv()
             if job is None:
                 break
-            weights, num_games, seed = job
-            # Each game's examples as it ends; the driver puts them together in this order,
-            # which is the order of the examples play returns, so they are not sent again.
-            _, stats = worker.play(
-                weights,
-                num_games,
-                seed,
-                index,
-                on_game=lambda examples, so_far: conn.send(("game", examples, so_far)),
-                on_step=_every(MOVES_INTERVAL, lambda moves: conn.send(("moves", moves))),
-            )
-            conn.send(("result", stats))
+            weights, num_games, seed, paused = job
+            on_step = _every(MOVES_INTERVAL, lambda moves: conn.send(("moves", moves)))
+            if paused is None:
+                _, stats = worker.play(weights, num_games, seed, index, on_game, on_step)
+                conn.send(("result", stats, None))
+            else:
+                _, stats, carried = worker.play_carrying(
+                    weights, num_games, seed, index, paused, on_game, on_step
+                )
+                conn.send(("result", stats, carried))
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass  # the driver is gone or closing
     except BaseException as error:
@@ -296,11 +331,25 @@ class ProcessBackend:
         return WorkerError(f"self-play worker {index} (pid {process.pid}) died ({how})")
 
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        examples, stats, _ = self._play(num_games, rng, None)
+        return examples, stats
+
+    def play_carrying(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        examples, stats, carried = self._play(num_games, rng, paused)
+        assert carried is not None  # a list whenever paused is
+        return examples, stats, carried
+
+    def _play(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
         if self._closed:
             raise WorkerError("the self-play workers are closed")
         start = time.perf_counter()
         seed = int(rng.integers(2**63))
         shares = split_games(num_games, self.workers)
+        paused_shares = split_paused(paused, len(shares)) if paused is not None else None
         weights = [np.asarray(w) for w in self.model.get_weights()]
         self._busy = True
         bar = progress_bars.bar(
@@ -313,10 +362,12 @@ class ProcessBackend:
                 if not self._processes[index].is_alive():
                     raise self._died(index)
                 try:
-                    self._conns[index].send((weights, games, seed))
+                    carried = paused_shares[index] if paused_shares is not None else None
+                    self._conns[index].send((weights, games, seed, carried))
                 except (BrokenPipeError, ConnectionResetError, EOFError):
                     raise self._died(index) from None
             results: dict[int, SelfPlayStats] = {}
+            paused_back: dict[int, list[PausedGame]] = {}
             pending = set(range(len(shares)))
             while pending:
                 for index, message in self._receive(pending, timeout=1.0):
@@ -328,6 +379,8 @@ class ProcessBackend:
                         bar.update(1)
                     elif message[0] == "result":
                         results[index] = message[1]
+                        if message[2] is not None:
+                            paused_back[index] = message[2]
                         pending.discard(index)
                 bar.refresh()  # the run's clock moves on between games too
         except KeyboardInterrupt:
@@ -346,7 +399,9 @@ class ProcessBackend:
             [(finished[i].result(game)[0], results[i]) for i in range(len(shares))]
         )
         stats.seconds = time.perf_counter() - start  # wall time, sending weights included
-        return examples, stats
+        if paused is None:
+            return examples, stats, None
+        return examples, stats, merge_paused([paused_back[i] for i in range(len(shares))])
 
     def _finished(self, finished: list[FinishedGames]) -> tuple[Examples, SelfPlayStats]:
         """The games the workers had finished, in worker order, and their statistics."""

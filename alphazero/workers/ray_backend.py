@@ -6,7 +6,9 @@ them from there (one copy per node), plays its share of the games with the seed
 ``[seed, worker index]`` and returns its examples. An actor that dies (its process killed,
 its node lost) is replaced by a new one that replays the same share with the same seed, so
 the iteration loses nothing and stays reproducible; a warning line says so. Ctrl-C keeps
-the shares that had come back (``SelfPlayInterrupted``); the others' games are lost.
+the shares that had come back (``SelfPlayInterrupted``); the others' games are lost. With
+``selfplay.carry_over`` each actor is sent its share of the paused games (``split_paused``,
+sent again with a replayed share) and returns those it paused, merged in worker order.
 
 Ray is optional (``pip install -e ".[ray]"``) and imported only here. Without an address
 (``selfplay.ray_address``, else ``RAY_ADDRESS``) a local Ray instance is started, and shut
@@ -27,8 +29,9 @@ import numpy as np
 from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
+from ..paused import PausedGame
 from ..selfplay import Examples, SelfPlayStats
-from .base import SelfPlayInterrupted, WorkerError, merge, split_games
+from .base import SelfPlayInterrupted, WorkerError, merge, merge_paused, split_games, split_paused
 from .processes import START_TIMEOUT, SelfPlayWorker, available_cores
 
 log = logging.getLogger(__name__)
@@ -121,9 +124,14 @@ class RayBackend:
     def _new_actor(self) -> Any:
         return self._actor_class.remote(self.config, ACTOR_CPUS)
 
-    def _submit(self, index: int, weights: Any, games: int, seed: int) -> Any:
+    def _submit(
+        self, index: int, weights: Any, games: int, seed: int, paused: list[PausedGame] | None
+    ) -> Any:
         actor = self.actors[index]
-        ref = actor.play.remote(weights, games, seed, index)
+        if paused is None:
+            ref = actor.play.remote(weights, games, seed, index)
+        else:
+            ref = actor.play_carrying.remote(weights, games, seed, index, paused)
         hook = type(self).after_submit
         if hook is not None:
             hook(index, actor)
@@ -135,16 +143,32 @@ class RayBackend:
         self.actors[index] = self._new_actor()
 
     def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        examples, stats, _ = self._play(num_games, rng, None)
+        return examples, stats
+
+    def play_carrying(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        examples, stats, carried = self._play(num_games, rng, paused)
+        assert carried is not None  # a list whenever paused is
+        return examples, stats, carried
+
+    def _play(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
         if self._closed:
             raise WorkerError("the self-play actors are closed")
         ray = self._ray
         start = time.perf_counter()
         seed = int(rng.integers(2**63))
         shares = split_games(num_games, self.workers)
+        carried: list[list[PausedGame] | None] = (
+            list(split_paused(paused, len(shares))) if paused is not None else [None] * len(shares)
+        )
         weights = ray.put([np.asarray(w) for w in self.model.get_weights()])
-        pending = {self._submit(i, weights, n, seed): i for i, n in enumerate(shares)}
+        pending = {self._submit(i, weights, n, seed, carried[i]): i for i, n in enumerate(shares)}
         replays = [0] * len(shares)
-        results: dict[int, tuple[Examples, SelfPlayStats]] = {}
+        results: dict[int, tuple] = {}
         bar = progress_bars.bar(
             num_games, f"self-play ({self.workers} Ray actors)", "game", enabled=self.progress
         )
@@ -171,7 +195,8 @@ class RayBackend:
                             shares[index],
                         )
                         self._replace(index)
-                        pending[self._submit(index, weights, shares[index], seed)] = index
+                        ref = self._submit(index, weights, shares[index], seed, carried[index])
+                        pending[ref] = index
                         continue
                     except ray.exceptions.RayTaskError as error:
                         cause = getattr(error, "cause", None) or error
@@ -179,16 +204,18 @@ class RayBackend:
                         raise WorkerError(f"self-play actor {index} failed: {line}") from None
                     bar.update(shares[index])
         except KeyboardInterrupt:
-            kept = [results[i] for i in sorted(results)]
+            kept = [results[i][:2] for i in sorted(results)]
             game = make(self.config.game.name, **self.config.game.params)
             examples, stats = merge(kept) if kept else (Examples.empty(game), SelfPlayStats())
             stats.seconds = time.perf_counter() - start
             raise SelfPlayInterrupted(examples, stats) from None
         finally:
             bar.close()
-        examples, stats = merge([results[i] for i in range(len(shares))])
+        examples, stats = merge([results[i][:2] for i in range(len(shares))])
         stats.seconds = time.perf_counter() - start  # wall time, sending weights included
-        return examples, stats
+        if paused is None:
+            return examples, stats, None
+        return examples, stats, merge_paused([results[i][2] for i in range(len(shares))])
 
     def close(self) -> None:
         """Kill the actors, and shut down the local Ray instance if this backend started it."""
