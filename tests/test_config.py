@@ -25,6 +25,7 @@ from alphazero.config import ConfigError, config_from_dict, load_config
         ),
         ({"train": {"momentum": 10**400}}, "train.momentum: must be a finite number"),
         ({"selfplay": {"resign_threshold": 0.5}}, "selfplay.resign_threshold"),
+        ({"selfplay": {"carry_over": "yes"}}, "selfplay.carry_over: expected true or false"),
         ({"train": {"optimizer": "rmsprop"}}, "one of 'sgd', 'adam'"),
         ({"game": {"name": "chess"}}, "unknown game 'chess'"),
         ({"game": {"name": "connect4", "params": {"size": 3}}}, "has no parameter size"),
@@ -69,6 +70,15 @@ def test_every_shipped_config_loads():
     assert len(configs) >= 4
     for path in configs:
         assert load_config(path).run_name == path.stem
+
+
+def test_carry_over_is_off_unless_asked_for_and_on_only_in_gomoku_8x8():
+    """Off by default, so a run from before the switch resumes as it began (configs/connect4
+    is such a run's recipe)."""
+    assert config_from_dict({}).selfplay.carry_over is False
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    carrying = {p.name for p in configs.glob("*.yaml") if load_config(p).selfplay.carry_over}
+    assert carrying == {"gomoku_8x8.yaml"}
 
 
 def test_the_perfect_player_is_a_valid_opponent_where_the_game_is_solved():

@@ -42,4 +42,4 @@ def test_ray_backend_trains_and_survives_a_killed_actor():
     )
     output = result.stdout[-4000:] + result.stderr[-2000:]
     assert result.returncode == 0, output
-    assert "2 passed" in result.stdout, output
+    assert "3 passed" in result.stdout, output
