@@ -115,18 +115,24 @@ SETTINGS = {
 }
 
 
+GAMES = {
+    "connect4": (lambda: make("connect4"), 7),
+    "dots and boxes (a box keeps the turn)": (lambda: make("dots_and_boxes", rows=2, cols=2), 12),
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("setting", SETTINGS)
-def test_paused_games_go_on_the_same_from_memory_and_from_a_file(setting):
+def test_paused_games_go_on_the_same_from_memory_and_from_a_file(setting, game):
     search_overrides, selfplay_overrides = SETTINGS[setting]
     search = SearchConfig(**{"simulations": 12, **search_overrides})
     config = SelfPlayConfig(
         games_per_iteration=6, parallel_games=4, temperature_moves=3, **selfplay_overrides
     )
+    new_game, actions = GAMES[game]
 
     def play(paused, rng):
-        return play_games_carrying(
-            lambda: make("connect4"), mixed(7), 6, search, config, rng, paused, False
-        )
+        return play_games_carrying(new_game, mixed(actions), 6, search, config, rng, paused, False)
 
     rng = np.random.default_rng(2)
     _, _, paused = play([], rng)
@@ -137,7 +143,7 @@ def test_paused_games_go_on_the_same_from_memory_and_from_a_file(setting):
     buffer.seek(0)
     with np.load(buffer, allow_pickle=False) as npz:
         from_file = paused_module.from_arrays({name: npz[name] for name in npz.files})
-    paused_module.check(from_file, make("connect4"))
+    paused_module.check(from_file, new_game())
 
     results = []
     for carried in (paused, from_file):
@@ -374,3 +380,35 @@ def test_worker_processes_carry_their_shares_and_resume_exactly(tmp_path):
     assert_same_metrics(tmp_path / "straight", tmp_path / "stopped")
     assert_same_paused(tmp_path / "straight", tmp_path / "stopped")
     assert all(r["selfplay"]["paused"] for r in records(tmp_path / "straight"))
+
+
+def test_kept_paused_games_of_another_game_are_one_line_before_any_worker_starts(
+    tmp_path, monkeypatch
+):
+    import dataclasses
+
+    from alphazero.trainer import Trainer
+
+    run = tmp_path / "run"
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Trainer, "train", interrupted)
+        train(carry_config(iterations=2), run, progress=False)
+    kept = RunDir(run).load_pending()
+    assert kept.complete and kept.paused
+    _, _, foreign = play_games_carrying(
+        lambda: make("connect4"), mixed(7), 1, SearchConfig(simulations=4),
+        SelfPlayConfig(games_per_iteration=2, parallel_games=2), np.random.default_rng(0), [],
+        False,
+    )  # fmt: skip
+    RunDir(run).save_pending(dataclasses.replace(kept, paused=foreign))
+    started = []
+    monkeypatch.setattr("alphazero.training.make_backend", lambda *a, **k: started.append(a))
+    with pytest.raises(CheckpointError) as error:
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    message = str(error.value)
+    assert "pending_selfplay.npz: paused game 0 is not of this run's game" in message
+    assert "\n" not in message and started == []
