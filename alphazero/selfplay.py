@@ -279,7 +279,7 @@ def _play(
     )
     noise_due: set[int] = set()  # roots still to get their noise (search_step adds it)
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
-    # Carrying, games start until the quota has ended, so none is ever short of company.
+    # Carrying, games start until the quota has ended, so the batch never thins out.
     while (stats.games < num_games) if carrying else (active or started < num_games):
         while (carrying or started < num_games) and len(active) < selfplay.parallel_games:
             if waiting:
@@ -312,7 +312,9 @@ def _play(
         still_active = []
         for slot, left in zip(active, remaining, strict=True):
             slot.remaining = left
-            if left or (carrying and stats.games == num_games):  # the quota ended: it pauses
+            # Once the quota has ended the rest pause as they are (a finished search whose
+            # move is unplayed is redone): exactly num_games games end each call.
+            if left or (carrying and stats.games == num_games):
                 still_active.append(slot)
                 continue
             score = _advance(slot, selfplay, rng, stats)
