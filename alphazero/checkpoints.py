@@ -25,26 +25,52 @@ same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import shutil
-import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .atomic import temp_file
-from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
+from .atomic import atomic_copy, atomic_write_bytes, atomic_write_text, fsync_dir, is_temp_name
+from .config import Config, ConfigError, config_from_dict, read_yaml
 from .games import make
-from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
+from .model_files import (
+    check_model_fits,
+    check_network_matches,
+    load_keras_file,
+    save_model_atomic,
+)
+from .pending_games import PendingGames, json_default, pending_bytes, read_pending
+from .replay_buffer import ReplayBuffer, ReplayBufferError, _one_line
+from .run_errors import CheckpointError, TrainingDiverged
 
 if TYPE_CHECKING:
     import keras
 
     from .games.base import Game
+
+__all__ = [
+    "BEST_FILE",
+    "CONFIG_FILE",
+    "FORMAT",
+    "LATEST_FILE",
+    "METADATA_FILE",
+    "METRICS_FILE",
+    "MODELS_DIR",
+    "PENDING_FILE",
+    "TENSORBOARD_DIR",
+    "CheckpointError",
+    "PendingGames",
+    "RunDir",
+    "TrainingDiverged",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_model_fits",
+    "check_network_matches",
+    "describe_files",
+    "is_temp_name",
+    "json_default",
+    "load_model",
+]
 
 FORMAT = 1
 """Version of ``metadata.json`` written by this module."""
@@ -57,268 +83,8 @@ LATEST_FILE = "latest.keras"
 BEST_FILE = "best.keras"
 TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
-PENDING_FORMAT = 1
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
-
-
-class CheckpointError(Exception):
-    """A run folder, checkpoint or model that cannot be used; the message is one line."""
-
-
-class TrainingDiverged(Exception):
-    """The training losses became NaN or infinite: the network's weights are unusable, so the
-    run stops before saving them. (Here, beside the run folder's other errors, so that
-    ``train.py`` catches it without importing TensorFlow.)"""
-
-
-# --------------------------------------------------------------------- atomic writes
-def _temp_in(folder: Path, name: str, suffix: str = "") -> tuple[int, str]:
-    """A new file ``.<name>.<pid>.<random>.tmp<suffix>`` in ``folder`` (``atomic.temp_file``)."""
-    return temp_file(folder, name, suffix)
-
-
-def is_temp_name(name: str) -> bool:
-    """Whether ``name`` is a temporary file of a save: this module's, the replay buffer's
-    (``.buffer_0003.npz.<pid>.<random>.tmp``), or the fixed ``.iter_0001.tmp.keras`` of
-    versions before the pid was in it."""
-    return name.startswith(".") and (name.endswith(".tmp") or name.endswith(".tmp.keras"))
-
-
-def _discard(tmp: str | Path) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(tmp)
-
-
-def _fsync_file(path: str | Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
-
-    Temp file in the same folder, fsync, ``os.replace``, fsync the folder.
-    """
-    path = Path(path)
-    fd, tmp = _temp_in(path.parent, path.name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """``atomic_write_bytes`` of ``text`` encoded as UTF-8."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def _atomic_copy(src: Path, dst: Path) -> None:
-    """Copy ``src`` over ``dst`` atomically (``dst`` keeps its suffix for Keras)."""
-    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        _fsync_file(tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(dst.parent)
-
-
-def _save_model_atomic(model: keras.Model, dst: Path) -> None:
-    """``model.save`` to a temp ``.keras`` name in the same folder, fsync, ``os.replace``."""
-    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)  # Keras wants the .keras suffix
-    os.close(fd)
-    try:
-        model.save(tmp)
-        _fsync_file(tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(dst.parent)
-
-
-def json_default(value: Any) -> Any:
-    """Let metadata hold numpy scalars and arrays (e.g. an RNG state, a float32 loss)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Path):
-        return value.as_posix()
-    raise TypeError(f"metadata value of type {type(value).__name__} is not JSON serializable")
-
-
-@dataclass
-class PendingGames:
-    """The finished self-play games of iteration ``iteration``, kept when Ctrl-C stopped it
-    before its checkpoint, so that ``--resume`` plays only the games still missing."""
-
-    iteration: int
-    planes: np.ndarray
-    policies: np.ndarray
-    values: np.ndarray
-    stats: dict[str, Any]
-    """``SelfPlayStats.to_dict()`` of these games."""
-    rng: dict[str, Any]
-    """The training generator's state after these games: the rest of the iteration draws
-    from there (the checkpoint's state would replay these games' own draws)."""
-    complete: bool
-    """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
-    evaluation): the resumed iteration then goes on exactly as it would have."""
-
-    @property
-    def games(self) -> int:
-        return int(self.stats.get("games", 0))
-
-
-def _pending_bytes(pending: PendingGames) -> bytes:
-    info = {
-        "format": PENDING_FORMAT,
-        "iteration": pending.iteration,
-        "stats": pending.stats,
-        "rng": pending.rng,
-        "complete": pending.complete,
-    }
-    text = json.dumps(info, default=json_default)
-    data = io.BytesIO()
-    np.savez_compressed(
-        data,
-        info=np.frombuffer(text.encode("utf-8"), dtype=np.uint8),  # no pickle, no object array
-        planes=pending.planes,
-        policies=pending.policies,
-        values=pending.values,
-    )
-    return data.getvalue()
-
-
-def _read_pending(file: Path) -> PendingGames:
-    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``."""
-
-    def fail(what: str) -> CheckpointError:
-        return CheckpointError(
-            f"{file}: {what} (the kept games of an interrupted iteration; remove the file to "
-            f"play them again)"
-        )
-
-    # np.load takes other bytes for a pickle, and refuses them with advice to unpickle.
-    if not zipfile.is_zipfile(file):
-        raise fail("not a pending games file (not an .npz archive)")
-    try:
-        with np.load(file, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in ("info", "planes", "policies", "values")}
-        info = json.loads(arrays["info"].tobytes().decode("utf-8"))
-        if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
-            raise fail(f"not a pending games file of format {PENDING_FORMAT}")
-        pending = PendingGames(
-            iteration=int(info["iteration"]),
-            planes=arrays["planes"],
-            policies=arrays["policies"],
-            values=arrays["values"],
-            stats=dict(info["stats"]),
-            rng=dict(info["rng"]),
-            complete=bool(info["complete"]),
-        )
-    except CheckpointError:
-        raise
-    except ValueError as error:
-        if "pickle" in str(error):  # an object array: the same advice, in other words
-            raise fail("not a pending games file (it holds Python objects)") from None
-        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
-    except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
-        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
-    n = len(pending.values)
-    if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
-        raise fail("its arrays disagree in length")
-    return pending
-
-
-# --------------------------------------------------------------------- model loading
-def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Model:
-    """Load one ``.keras`` file; every problem becomes a one-line ``CheckpointError``."""
-    if not file.exists():
-        raise CheckpointError(f"{shown}: no such model file")
-    if not file.is_file():
-        raise CheckpointError(f"{shown}: not a file")
-    if file.suffix != ".keras":
-        raise CheckpointError(f"{shown}: not a .keras model file")
-    # A .keras file is a zip archive; Keras answers any other bytes with "File not found",
-    # which misleads about a file that is there.
-    try:
-        open(file, "rb").close()
-    except OSError as error:
-        raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
-    if not zipfile.is_zipfile(file):
-        raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
-    import keras
-
-    # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
-    # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
-    from . import schedules  # noqa: F401
-
-    try:
-        model = keras.models.load_model(file, compile=compile)
-    except Exception as error:  # BadZipFile, ValueError, OSError, KeyError, TypeError...
-        raise CheckpointError(
-            f"{shown}: truncated, corrupt or not a model of this project ({_one_line(error)})"
-        ) from None
-    if not isinstance(model, keras.Model):
-        raise CheckpointError(f"{shown}: holds a {type(model).__name__}, not a Keras model")
-    return model
-
-
-def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> None:
-    """Raise ``CheckpointError`` unless ``model`` reads ``game``'s planes and its actions."""
-    plane_shape = tuple(game.plane_shape)
-    try:
-        input_shape = tuple(model.inputs[0].shape[1:])
-        output_sizes = [tuple(t.shape)[-1] for t in model.outputs]
-    except (AttributeError, IndexError, TypeError, ValueError):
-        return  # a subclassed model without symbolic inputs: nothing to compare
-    if input_shape != plane_shape:
-        raise CheckpointError(
-            f"{shown}: the model reads planes {list(input_shape)}, but {game.name} "
-            f"{game.params} encodes {list(plane_shape)} (a model of another game?)"
-        )
-    if game.num_actions not in output_sizes:
-        raise CheckpointError(
-            f"{shown}: the model has outputs of sizes {output_sizes}, none is the "
-            f"{game.num_actions} actions of {game.name} (a model of another game?)"
-        )
-
-
-def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
-    """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
-
-    A resumed run keeps its model, so an edited ``filters``, ``blocks`` or ``value_hidden``
-    would otherwise be ignored without a word. (``l2`` is a training setting, not part of
-    the shape: the training loop applies a changed one to the loaded model.)
-    """
-    from .network import network_shape  # TensorFlow: the model has loaded it already
-
-    saved = network_shape(model)
-    if saved is None:
-        return
-    for key, value in saved.items():
-        wanted = getattr(network, key)
-        if wanted != value:
-            raise CheckpointError(
-                f"{shown}: network.{key} is {wanted}, but the checkpoint's model has {value} "
-                f"(a run keeps its network: put {value} back, or train the new network in a "
-                f"new run with another --run-dir)"
-            )
 
 
 def load_model(
@@ -356,7 +122,7 @@ def load_model(
         file = path
     else:
         raise CheckpointError(f"{shown}: no such model file or run folder")
-    model = _load_keras_file(file, shown, compile=compile)
+    model = load_keras_file(file, shown, compile=compile)
     if game is not None:
         check_model_fits(model, game, shown)
     return model
@@ -569,11 +335,11 @@ class RunDir:
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
-        _save_model_atomic(model, self.path / model_name)  # (1)
+        save_model_atomic(model, self.path / model_name)  # (1)
         buffer.save(self.path / buffer_name)  # (2)
         atomic_write_text(self.path / METADATA_FILE, text)  # (3) the commit point
-        _atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
-        _atomic_copy(self.path / best, self.path / BEST_FILE)
+        atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
+        atomic_copy(self.path / best, self.path / BEST_FILE)
         self._remove_unused(new)  # (5)
         return json.loads(text)
 
@@ -594,7 +360,7 @@ class RunDir:
     def save_pending(self, pending: PendingGames) -> None:
         """Keep ``pending`` in ``pending_selfplay.npz`` (atomically: a kill leaves the
         earlier file or this one)."""
-        atomic_write_bytes(self.path / PENDING_FILE, _pending_bytes(pending))
+        atomic_write_bytes(self.path / PENDING_FILE, pending_bytes(pending))
 
     def load_pending(
         self, plane_shape: tuple[int, ...] | None = None, num_actions: int | None = None
@@ -605,7 +371,7 @@ class RunDir:
         file = self.path / PENDING_FILE
         if not file.is_file():
             return None
-        pending = _read_pending(file)
+        pending = read_pending(file)
         planes, actions = tuple(pending.planes.shape[1:]), pending.policies.shape[1:]
         if (plane_shape is not None and planes != tuple(plane_shape)) or (
             num_actions is not None and actions != (num_actions,)
@@ -622,7 +388,7 @@ class RunDir:
             (self.path / PENDING_FILE).unlink()
         except FileNotFoundError:
             return
-        _fsync_dir(self.path)
+        fsync_dir(self.path)
 
     # ------------------------------------------------------------------------ loading
     def load(
@@ -649,7 +415,7 @@ class RunDir:
             )
         game = make(config.game.name, **config.game.params)
         model_file = self.path / metadata["model"]
-        model = _load_keras_file(model_file, str(model_file), compile=compile)
+        model = load_keras_file(model_file, str(model_file), compile=compile)
         check_model_fits(model, game, str(model_file))
         check_network_matches(model, config.network, str(self.path / CONFIG_FILE))
         buffer_file = self.path / metadata["buffer"]

@@ -19,6 +19,7 @@ from alphazero.checkpoints import (
 from alphazero.config import config_from_dict
 from alphazero.games import make
 from alphazero.metrics import append_metrics
+from alphazero.model_files import save_model_atomic
 from alphazero.replay_buffer import ReplayBuffer
 
 # Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
@@ -565,10 +566,10 @@ def test_two_writers_of_one_model_do_not_share_a_temporary_file(tmp_path, models
         real_save(self, path, *args, **kwargs)
         if not calls:  # the other writer starts and finishes inside this one's save
             calls.append(path)
-            ckpt._save_model_atomic(models[1], dst)
+            save_model_atomic(models[1], dst)
 
     monkeypatch.setattr(keras.Model, "save", save_while_another_saves)
-    ckpt._save_model_atomic(models[0], dst)  # a shared name raised FileNotFoundError here
+    save_model_atomic(models[0], dst)  # a shared name raised FileNotFoundError here
     monkeypatch.undo()
     assert weights_equal(load_model(dst), models[0])  # the last replace wins, whole
     assert [p.name for p in tmp_path.iterdir()] == [dst.name]
