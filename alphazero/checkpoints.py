@@ -4,6 +4,7 @@ Layout::
 
     config.yaml              the resolved config (``Config.to_yaml()``)
     metadata.json            the checkpoint: iteration, counters, and the files below it uses
+    resume_NNNN.keras        the model with its optimizer's state: what ``--resume`` loads
     models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
@@ -17,6 +18,13 @@ files the new metadata no longer names are deleted afterwards. A crash (even SIG
 point therefore leaves either the old metadata with all of its files or the new one with all
 of its files. ``latest.keras`` and ``best.keras`` are conveniences refreshed after the
 metadata, and may lag behind it by one save after a crash (the next save repairs them).
+
+Only the resume point carries the optimizer's state (Adam's moments and step count, about
+twice the weights again); every other model file holds the weights alone
+(``model_files``). Folders of format 1, from before, kept the optimizer in every model file
+and resumed from ``models/iter_NNNN.keras``: they resume as they are, and their next save
+writes the new layout (``_drop_optimizers`` rewrites their best and kept models), as
+``RunDir.drop_optimizer_states`` does in place.
 
 Temporary names carry the writer's pid and a random part, so two processes never write the
 same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
@@ -36,6 +44,8 @@ from .games import make
 from .model_files import (
     check_model_fits,
     check_network_matches,
+    drop_optimizer,
+    holds_optimizer,
     load_keras_file,
     save_model_atomic,
 )
@@ -72,8 +82,12 @@ __all__ = [
     "load_model",
 ]
 
-FORMAT = 1
-"""Version of ``metadata.json`` written by this module."""
+FORMAT = 2
+"""Version of ``metadata.json`` written by this module: 2 names the resume point
+(``resume``); 1 resumed from ``model``, which carried the optimizer like every model file.
+(A version that reads only format 1 refuses format 2, rather than resuming from a model
+without its optimizer.)"""
+READ_FORMATS = (1, 2)
 
 CONFIG_FILE = "config.yaml"
 METADATA_FILE = "metadata.json"
@@ -85,6 +99,7 @@ TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
+_FILE_KEYS = ("resume", "model", "buffer", "best")
 
 
 def load_model(
@@ -195,10 +210,10 @@ class RunDir:
         if not self.path.is_dir():
             return []
         found = [n for n in (METADATA_FILE, LATEST_FILE, BEST_FILE) if (self.path / n).exists()]
-        # By length first: iter_10000 comes after iter_9999.
+        found += sorted((p.name for p in self.path.glob("resume_*.keras")), key=_by_number)
         models = [f"{MODELS_DIR}/{p.name}" for p in self.path.glob(f"{MODELS_DIR}/iter_*")]
-        found += sorted(models, key=lambda n: (len(n), n))
-        found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=lambda n: (len(n), n))
+        found += sorted(models, key=_by_number)
+        found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=_by_number)
         if (self.path / METRICS_FILE).exists():
             found.append(METRICS_FILE)
         if (self.path / PENDING_FILE).exists():
@@ -249,17 +264,18 @@ class RunDir:
             raise CheckpointError(f"{file}: not valid JSON ({_one_line(error)})") from None
         if not isinstance(metadata, dict):
             raise CheckpointError(f"{file}: expected a JSON object, got {type(metadata).__name__}")
-        if metadata.get("format") != FORMAT:
+        if metadata.get("format") not in READ_FORMATS:
             raise CheckpointError(
                 f"{file}: checkpoint format {metadata.get('format')!r} is not supported "
-                f"(this version reads format {FORMAT})"
+                f"(this version reads formats {' and '.join(map(str, READ_FORMATS))})"
             )
-        missing = [key for key in _REQUIRED_KEYS if key not in metadata]
+        required = _REQUIRED_KEYS + (("resume",) if metadata["format"] >= 2 else ())
+        missing = [key for key in required if key not in metadata]
         if missing:
             raise CheckpointError(f"{file}: missing key {missing[0]!r}")
         if not isinstance(metadata["iteration"], int):
             raise CheckpointError(f"{file}: 'iteration' must be an integer")
-        for key in ("model", "buffer", "best"):
+        for key in (k for k in _FILE_KEYS if k in metadata):
             value = metadata[key]
             if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
                 raise CheckpointError(f"{file}: {key!r} must be a path inside the run folder")
@@ -288,6 +304,9 @@ class RunDir:
     def buffer_name(self, iteration: int) -> str:
         return f"buffer_{iteration:04d}.npz"
 
+    def resume_name(self, iteration: int) -> str:
+        return f"resume_{iteration:04d}.keras"
+
     def save(
         self,
         iteration: int,
@@ -300,13 +319,17 @@ class RunDir:
         """Save a checkpoint of ``iteration``; returns the metadata written.
 
         ``metadata`` holds the caller's fields (games, positions, timings, metrics, rng...);
-        this adds ``format``, ``iteration``, ``model``, ``buffer``, ``best``, ``kept_models``
-        and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this iteration's
-        model file for good; otherwise it goes once neither the latest nor the best.
+        this adds ``format``, ``iteration``, ``resume``, ``model``, ``buffer``, ``best``,
+        ``kept_models`` and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this
+        iteration's model file for good; otherwise it goes once neither the latest nor the
+        best. ``resume`` names the one file with the optimizer's state; ``model`` and every
+        other model file hold the weights alone.
 
-        Order: model file, buffer file, ``metadata.json`` (the commit point), ``latest.keras``
-        / ``best.keras``, then removal of what the new metadata does not name. Iterations must
-        increase, so no file a previous checkpoint names is ever overwritten.
+        Order: resume file, model file, buffer file, ``metadata.json`` (the commit point),
+        the named models that still hold an optimizer (a format 1 folder's best and kept
+        ones), ``latest.keras`` / ``best.keras``, then removal of what the new metadata does
+        not name (the previous resume file among them). Iterations must increase, so no file
+        a previous checkpoint names is ever overwritten.
         """
         iteration = int(iteration)
         old = self.read_metadata() if self.has_checkpoint else None
@@ -315,6 +338,7 @@ class RunDir:
                 f"{self.path}: cannot save iteration {iteration}, the checkpoint already holds "
                 f"iteration {old['iteration']}"
             )
+        resume_name = self.resume_name(iteration)
         model_name = self.model_name(iteration)
         buffer_name = self.buffer_name(iteration)
         best = model_name if is_best or old is None else old["best"]
@@ -327,6 +351,7 @@ class RunDir:
         new.update(
             format=FORMAT,
             iteration=iteration,
+            resume=resume_name,
             model=model_name,
             buffer=buffer_name,
             best=best,
@@ -335,19 +360,71 @@ class RunDir:
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
-        save_model_atomic(model, self.path / model_name)  # (1)
-        buffer.save(self.path / buffer_name)  # (2)
-        atomic_write_text(self.path / METADATA_FILE, text)  # (3) the commit point
-        atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
+        save_model_atomic(model, self.path / resume_name)  # (1)
+        save_model_atomic(model, self.path / model_name, include_optimizer=False)  # (2)
+        buffer.save(self.path / buffer_name)  # (3)
+        atomic_write_text(self.path / METADATA_FILE, text)  # (4) the commit point
+        # (5) No longer the resume point, a format 1 folder's models keep their optimizer for
+        # nothing; each is rewritten whole, so a kill leaves it loadable either way.
+        self._drop_optimizers(new)
+        atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (6)
         atomic_copy(self.path / best, self.path / BEST_FILE)
-        self._remove_unused(new)  # (5)
+        self._remove_unused(new)  # (7)
         return json.loads(text)
 
+    def _drop_optimizers(self, metadata: dict[str, Any]) -> list[str]:
+        """Rewrite without its optimizer each model file ``metadata`` names, but the resume
+        point, that still has one; the names rewritten."""
+        named = dict.fromkeys([metadata["model"], metadata["best"], *metadata["kept_models"]])
+        rewritten = []
+        for name in named:
+            file = self.path / name
+            if name != resume_point(metadata) and holds_optimizer(file):
+                drop_optimizer(file)
+                rewritten.append(name)
+        return rewritten
+
+    def drop_optimizer_states(self) -> list[str]:
+        """Convert this run folder in place to the layout where only the resume point holds
+        the optimizer's state; the files rewritten (relative names). Only while no trainer
+        saves here (``alphazero.slim_run`` holds the run's lock).
+
+        A format 1 folder first gets its resume point: a byte copy of the model it resumes
+        from, named in ``metadata.json`` (the commit point). Then every model file but that
+        one loses its optimizer: the named models, and ``latest.keras`` / ``best.keras``,
+        copied again from them so that they stay byte for byte the same files (one blob in
+        git). A kill at any step leaves the folder resumable, and running this again
+        finishes the work; on a converted folder it changes nothing.
+        """
+        metadata = self.read_metadata()
+        rewritten: list[str] = []
+        if "resume" not in metadata:
+            source = self.path / metadata["model"]
+            model = load_keras_file(source, str(source))  # it must be the resume point it was
+            if getattr(model, "optimizer", None) is None:
+                raise CheckpointError(f"{source}: {_NO_OPTIMIZER}")
+            resume = self.resume_name(metadata["iteration"])
+            atomic_copy(source, self.path / resume)
+            metadata = {**metadata, "format": FORMAT, "resume": resume}
+            text = json.dumps(metadata, indent=2, default=json_default) + "\n"
+            atomic_write_text(self.path / METADATA_FILE, text)
+            rewritten.append(METADATA_FILE)
+        rewritten += self._drop_optimizers(metadata)
+        for copy, source in ((LATEST_FILE, metadata["model"]), (BEST_FILE, metadata["best"])):
+            copy_file, source_file = self.path / copy, self.path / source
+            if not copy_file.is_file() or copy_file.read_bytes() != source_file.read_bytes():
+                atomic_copy(source_file, copy_file)
+                rewritten.append(copy)
+        self._remove_unused(metadata)
+        return rewritten
+
     def _remove_unused(self, metadata: dict[str, Any]) -> None:
-        """Delete buffers, models and temp files that ``metadata`` does not need."""
-        needed = {metadata["model"], metadata["buffer"], metadata["best"]}
+        """Delete resume files, buffers, models and temp files that ``metadata`` does not
+        need."""
+        needed = {resume_point(metadata), metadata["model"], metadata["buffer"], metadata["best"]}
         needed.update(metadata.get("kept_models", []))
         doomed: list[Path] = []
+        doomed += [p for p in self.path.glob("resume_*.keras") if p.name not in needed]
         doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
         models = self.path / MODELS_DIR
         doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
@@ -396,8 +473,9 @@ class RunDir:
     ) -> tuple[keras.Model, ReplayBuffer, dict[str, Any]]:
         """The model, replay buffer and metadata of the saved checkpoint.
 
-        ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a smaller
-        one keeps the most recent positions. Every problem raises a one-line
+        The model is the resume point, with its optimizer's state (unless ``compile`` is
+        false). ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a
+        smaller one keeps the most recent positions. Every problem raises a one-line
         ``CheckpointError`` naming the file.
         """
         metadata = self.read_metadata()
@@ -414,8 +492,12 @@ class RunDir:
                 f"{dict(config.game.params)}"
             )
         game = make(config.game.name, **config.game.params)
-        model_file = self.path / metadata["model"]
+        model_file = self.path / resume_point(metadata)
         model = load_keras_file(model_file, str(model_file), compile=compile)
+        # A resume point without an optimizer would have the trainer start a new one from
+        # step 0, without a word; format 1 folders resume as they always did.
+        if compile and "resume" in metadata and getattr(model, "optimizer", None) is None:
+            raise CheckpointError(f"{model_file}: {_NO_OPTIMIZER}")
         check_model_fits(model, game, str(model_file))
         check_network_matches(model, config.network, str(self.path / CONFIG_FILE))
         buffer_file = self.path / metadata["buffer"]
@@ -429,6 +511,22 @@ class RunDir:
         except ReplayBufferError as error:
             raise CheckpointError(str(error)) from None
         return model, buffer, metadata
+
+
+_NO_OPTIMIZER = (
+    "holds no optimizer state (a weights-only model), so the run cannot resume from it exactly"
+)
+
+
+def resume_point(metadata: dict[str, Any]) -> str:
+    """The file of the checkpoint ``metadata`` that holds the optimizer's state: ``resume``,
+    or in a format 1 folder the model."""
+    return str(metadata.get("resume", metadata["model"]))
+
+
+def _by_number(name: str) -> tuple[int, str]:
+    """Sort key of numbered file names: iter_10000 comes after iter_9999."""
+    return len(name), name
 
 
 def describe_files(names: list[str]) -> str:
