@@ -7,16 +7,26 @@ drawn when it started. Its search is not kept: the next move is searched afresh,
 root, so a game goes on the same whether it stayed in memory or went through a file.
 
 ``to_arrays`` and ``from_arrays`` turn a list of paused games into flat arrays and back
-(for ``.npz`` files: no pickle); ``check`` says whether they fit a game.
+(for ``.npz`` files: no pickle); ``check`` says whether they fit a game; ``paused_bytes``
+and ``read_paused`` write and read the checkpoint's ``paused_NNNN.npz``.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .games.base import Game
+from .run_errors import CheckpointError
+
+PAUSED_FORMAT = 1
+"""Version of the paused games' file written by this module."""
 
 ARRAY_NAMES = (
     "actions", "action_counts", "planes", "policies", "players", "search_values",
@@ -150,3 +160,66 @@ def check(games: list[PausedGame], start: Game) -> None:
             raise ValueError(f"paused game {i} cannot be replayed ({line})") from None
         if position.score is not None:
             raise ValueError(f"paused game {i} is already over")
+
+
+# ----------------------------------------------------------------- paused_NNNN.npz files
+def paused_bytes(games: list[PausedGame], game: Any) -> bytes:
+    """``games`` as an ``.npz`` file: a JSON header (format, ``game``: the run's game as the
+    metadata names it, count) and ``to_arrays``; no pickle."""
+    info = {"format": PAUSED_FORMAT, "game": game, "games": len(games)}
+    data = io.BytesIO()
+    np.savez_compressed(
+        data,
+        info=np.frombuffer(json.dumps(info).encode("utf-8"), dtype=np.uint8),
+        **to_arrays(games),
+    )
+    return data.getvalue()
+
+
+def read_paused(file: Path, start: Game, iteration: object) -> list[PausedGame]:
+    """The paused games in ``file`` (of the checkpoint of ``iteration``), checked against
+    ``start``, the game's initial position: any problem is a one-line ``CheckpointError``."""
+
+    def fail(what: str) -> CheckpointError:
+        return CheckpointError(
+            f"{file}: {what} (the self-play games paused at iteration {iteration}; remove its "
+            f'"paused" entry from metadata.json to go on without them)'
+        )
+
+    if not file.is_file():
+        raise fail("missing")
+    if not zipfile.is_zipfile(file):  # np.load would take other bytes for a pickle
+        raise fail("not a paused games file (not an .npz archive)")
+    try:
+        with np.load(file, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+        info = json.loads(arrays.pop("info").tobytes().decode("utf-8"))
+        if not isinstance(info, dict) or info.get("format") != PAUSED_FORMAT:
+            raise fail(f"not a paused games file of format {PAUSED_FORMAT}")
+        games = from_arrays(arrays)
+    except CheckpointError:
+        raise
+    except ValueError as error:
+        if "pickle" in str(error):
+            raise fail("not a paused games file (it holds Python objects)") from None
+        raise fail(f"truncated or corrupt ({_first_line(error)})") from None
+    except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
+        raise fail(f"truncated or corrupt ({type(error).__name__}: {_first_line(error)})") from None
+    saved = info.get("game")
+    name, params = (
+        (saved.get("name"), saved.get("params", start.params))
+        if isinstance(saved, dict)
+        else (saved, start.params)
+    )
+    if name != start.name or dict(params) != dict(start.params):
+        raise fail(f"holds games of {name} {params}, not {start.name} {start.params}")
+    try:
+        check(games, start)
+    except ValueError as error:
+        raise fail(_first_line(error)) from None
+    return games
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else type(error).__name__

@@ -285,7 +285,7 @@ def _foreign(run, meta):
     _, _, games = play_games_carrying(
         lambda: make("connect4"), mixed(7), 1, search, config, np.random.default_rng(0), [], False
     )
-    RunDir(run)._save_paused("paused_0001.npz", games, meta["game"])
+    (run / "paused_0001.npz").write_bytes(paused_module.paused_bytes(games, meta["game"]))
 
 
 @pytest.mark.parametrize(
