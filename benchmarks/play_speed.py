@@ -4,7 +4,10 @@ The model (the shipped one by default) searches the positions of a game it plays
 itself, 20 moves by default; at each position both settings search it, in alternating order
 (so a machine whose load changes affects them alike), timed as ``play.py`` calls them
 (``ModelPlayer.think``: the search and the win / draw / loss estimate). The game goes on with
-the new settings' move. Prints the median and mean seconds per move of each and the ratio.
+the new settings' move. Prints the median and mean seconds per move of each and the ratio,
+the process's CPU seconds per move (on a loaded machine the wall clock counts the other
+jobs' time too), and the positions the network evaluated per move (proven and finished
+leaves need none).
 
     new   --leaves 4 --engine auto   (play.py's defaults: 4 leaves per network call with a
                                       virtual loss; OpenVINO when installed)
@@ -22,6 +25,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from alphazero.engines import ENGINES, EngineError
 from alphazero.games import make
@@ -65,29 +70,45 @@ def main() -> int:
         print(f"{label}: {player.leaves} leaves per call, engine {engine}"
               f"{' (bfloat16)' if bfloat16 else ''}")  # fmt: skip
 
+    evaluated = {"new": 0, "old": 0}
+    for label, player in players.items():
+        player.inference = counting(player.inference, evaluated, label)
     seconds: dict[str, list[float]] = {"new": [], "old": []}
+    cpu: dict[str, list[float]] = {"new": [], "old": []}
     position = game
     for move in range(args.moves):
         order = ("new", "old") if move % 2 == 0 else ("old", "new")
         actions = {}
         for label in order:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             actions[label] = players[label].think(position).action
             seconds[label].append(time.perf_counter() - start)
+            cpu[label].append(time.process_time() - start_cpu)
         print(f"move {move + 1:>2}: new {seconds['new'][-1]:.3f} s, old {seconds['old'][-1]:.3f} s",
               file=sys.stderr, flush=True)  # fmt: skip
         position = position.sim_move(actions["new"])
         if position.score is not None:
             position = game  # a game over: the next moves time a new one
     print(f"\n{args.moves} moves, {args.sims} simulations; seconds per move")
-    print(f"{'':<6}{'median':>8}{'mean':>8}")
+    print(f"{'':<6}{'median':>8}{'mean':>8}{'CPU s median':>14}{'positions/move':>16}")
     for label in ("new", "old"):
-        times = seconds[label]
-        print(f"{label:<6}{statistics.median(times):>8.3f}{statistics.mean(times):>8.3f}")
+        times, per_move = seconds[label], evaluated[label] / args.moves
+        print(f"{label:<6}{statistics.median(times):>8.3f}{statistics.mean(times):>8.3f}"
+              f"{statistics.median(cpu[label]):>14.3f}{per_move:>16.0f}")  # fmt: skip
     median = statistics.median(seconds["old"]) / statistics.median(seconds["new"])
     mean = statistics.mean(seconds["old"]) / statistics.mean(seconds["new"])
     print(f"old / new: {median:.2f}x by the medians, {mean:.2f}x by the means")
     return 0
+
+
+def counting(inference, evaluated: dict[str, int], label: str):
+    """``inference`` that adds the positions it is given to ``evaluated[label]``."""
+
+    def count(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        evaluated[label] += len(planes)
+        return inference(planes)
+
+    return count
 
 
 if __name__ == "__main__":
