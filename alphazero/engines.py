@@ -158,8 +158,8 @@ def _activation(ops: Any, x: Any, name: str, layer: str) -> Any:
 class OpenVINORunner:
     """The network on OpenVINO's CPU device, compiled once per batch size it is given.
 
-    Static shapes (one compiled copy per bucket) run faster than one copy with a dynamic
-    batch, and ``InferenceModel`` pads every batch to a power of two, so there are few.
+    One compiled copy per batch size, as TensorFlow traces one function per bucket:
+    ``InferenceModel`` pads every batch to a power of two, so there are few.
     ``bfloat16`` computes in bfloat16 (inputs and outputs stay float32); ``threads`` 0 lets
     OpenVINO use every core.
     """

@@ -75,8 +75,12 @@ def main() -> int:
     for name in engines:
         if name not in ENGINES:
             parser.error(f"--engines: unknown {name!r}; known: {', '.join(ENGINES)}")
-    if args.rounds < 1 or args.threads < 0 or min(batches) < 1:
-        parser.error("--rounds and the batches must be at least 1, --threads at least 0")
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.threads < 0:
+        parser.error(f"--threads must be at least 0, got {args.threads}")
+    if min(batches) < 1:
+        parser.error(f"--batches must be at least 1, got {args.batches}")
 
     from alphazero import tf_setup  # noqa: F401  (TensorFlow, quietly)
 

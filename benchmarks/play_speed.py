@@ -46,8 +46,12 @@ def main() -> int:
     parser.add_argument("--old-leaves", type=int, default=1)
     parser.add_argument("--old-engine", choices=ENGINES, default="tensorflow")
     args = parser.parse_args()
-    if args.moves < 1 or args.sims < 2 or min(args.leaves, args.old_leaves) < 1:
-        parser.error("--moves and the leaves must be at least 1, --sims at least 2")
+    if args.moves < 1:
+        parser.error(f"--moves must be at least 1, got {args.moves}")
+    if args.sims < 2:  # the first simulation only evaluates the root
+        parser.error(f"--sims must be at least 2, got {args.sims}")
+    if min(args.leaves, args.old_leaves) < 1:
+        parser.error("--leaves and --old-leaves must be at least 1")
 
     game = make("connect4")
     players = {}
