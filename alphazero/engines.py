@@ -31,6 +31,17 @@ ENGINES: tuple[str, ...] = ("auto", "tensorflow", "openvino")
 INSTALL_HINT = "pip install -e '.[fast]' (or pip install openvino)"
 
 
+ONE_THREAD_MAX_BATCH = 8
+"""By default OpenVINO runs batches up to this size on one thread, larger ones on every core.
+
+A batch of a few positions is too little work to share: on the 2-core development machine,
+loaded by a training run, a Connect Four move of play.py (800 simulations, 4 leaves per call,
+128x6 network in bfloat16) took 1.8 s on one thread and 4.1 s on OpenVINO's default threads,
+whose threads wait for each other when the machine has no core to spare (0.7 and 1.0 CPU
+seconds). Self-play's large batches do have work to share.
+"""
+
+
 class EngineError(ValueError):
     """An engine that cannot be used: not installed, or a model it cannot run. One line."""
 
@@ -160,8 +171,8 @@ class OpenVINORunner:
 
     One compiled copy per batch size, as TensorFlow traces one function per bucket:
     ``InferenceModel`` pads every batch to a power of two, so there are few.
-    ``bfloat16`` computes in bfloat16 (inputs and outputs stay float32); ``threads`` 0 lets
-    OpenVINO use every core.
+    ``bfloat16`` computes in bfloat16 (inputs and outputs stay float32); ``threads`` 0: one
+    thread up to ``ONE_THREAD_MAX_BATCH`` rows, every core above.
     """
 
     def __init__(self, model: keras.Model, *, bfloat16: bool = False, threads: int = 0) -> None:
@@ -174,8 +185,7 @@ class OpenVINORunner:
             # Search waits for each answer before it asks again: latency, not throughput.
             "PERFORMANCE_HINT": "LATENCY",
         }
-        if threads > 0:
-            self._config["INFERENCE_NUM_THREADS"] = int(threads)
+        self.threads = threads
         self._requests: dict[int, Any] = {}
 
     def _request(self, batch: int) -> Any:
@@ -184,7 +194,9 @@ class OpenVINORunner:
             shaped = self._model.clone()
             rest = [d.get_length() for d in list(shaped.input(0).get_partial_shape())[1:]]
             shaped.reshape({0: [batch, *rest]})
-            compiled = self._core.compile_model(shaped, "CPU", self._config)
+            threads = self.threads or (1 if batch <= ONE_THREAD_MAX_BATCH else 0)
+            config = {**self._config, "INFERENCE_NUM_THREADS": threads} if threads else self._config
+            compiled = self._core.compile_model(shaped, "CPU", config)
             request = compiled.create_infer_request()
             self._requests[batch] = request
         return request
