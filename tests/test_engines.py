@@ -150,3 +150,19 @@ def test_without_openvino_auto_is_tensorflow_and_openvino_says_how_to_install(
     assert InferenceModel(model, engine="auto").engine == "tensorflow"
     with pytest.raises(EngineError, match="engine must be one of"):
         resolve_engine("onnx")
+
+
+@needs_openvino
+def test_copying_to_openvino_makes_no_network_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    # openvino.convert_model would report to Intel's telemetry server; the copy must not.
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a network connection was attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    model = build_network((6, 7, 3), 7, SMALL)
+    inference = InferenceModel(model, max_batch=8, precision="float32", engine="openvino")
+    assert_agrees_with_keras(inference, random_positions("connect4", {}, 8, seed=9))
