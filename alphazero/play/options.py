@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=ENGINES,
         default=DEFAULT_ENGINE,
-        help="what runs the network: openvino (pip install -e '.[fast]': 2-3x faster at the "
+        help="what runs the network: openvino (pip install -e '.[fast]': 2-5x faster at the "
         "small batches of play), tensorflow, or auto = openvino when installed (default)",
     )
     parser.add_argument(
