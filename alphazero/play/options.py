@@ -16,12 +16,14 @@ from .text import fill, terminal_width, two_columns
 
 DEFAULT_GAME = "connect4"
 DEFAULT_SIMULATIONS = 800
-"""What the README's strength table measures; with ``DEFAULT_LEAVES`` and OpenVINO about
-0.2 s a Connect Four move on 2 cores (``benchmarks/play_speed.py``)."""
+"""What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO a Connect
+Four move took 0.65 CPU-s (1.65 s on the 2-core machine loaded by a training run), one leaf on
+TensorFlow 3.5 CPU-s (4.2 s): ``benchmarks/play_speed.py``, docs/benchmarks.md."""
 DEFAULT_LEAVES = 4
 """Leaves searched per network call (virtual loss keeps them apart): the search makes a
 quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
-Four positions it plays as well as one leaf (docs/benchmarks.md)."""
+Four positions it played as well as one leaf (97.0% correct against 96.8%, 800 simulations:
+docs/benchmarks.md)."""
 DEFAULT_ENGINE = "auto"
 """OpenVINO when installed (``pip install -e .[fast]``), else TensorFlow."""
 DEFAULT_HOST = "127.0.0.1"
