@@ -1,8 +1,12 @@
-"""Temporary files for atomic writes: unique to the process, readable like any other file."""
+"""Atomic writes: a file is written under a temporary name (unique to the process, readable
+like any other file) and renamed into place, so readers see the old file or the new one,
+never half of one, and a kill leaves at most a temporary file that ``is_temp_name`` knows."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -26,3 +30,77 @@ def temp_file(folder: str | os.PathLike[str], name: str, suffix: str = "") -> tu
     )
     os.fchmod(fd, 0o666 & ~_umask())
     return fd, path
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is a temporary file of a save: ``temp_file``'s, the replay buffer's
+    (``.buffer_0003.npz.<pid>.<random>.tmp``), or the fixed ``.iter_0001.tmp.keras`` of
+    versions before the pid was in it."""
+    return name.startswith(".") and (name.endswith(".tmp") or name.endswith(".tmp.keras"))
+
+
+def discard(tmp: str | Path) -> None:
+    """Remove a temporary file if it is there."""
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def fsync_file(path: str | Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable; a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
+
+    Temp file in the same folder, fsync, ``os.replace``, fsync the folder.
+    """
+    path = Path(path)
+    fd, tmp = temp_file(path.parent, path.name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """``atomic_write_bytes`` of ``text`` encoded as UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_copy(src: Path, dst: Path) -> None:
+    """Copy ``src`` over ``dst`` atomically (the temp name keeps ``dst``'s suffix, which
+    Keras reads the format from)."""
+    fd, tmp = temp_file(dst.parent, dst.stem, dst.suffix)
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        fsync_file(tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        discard(tmp)
+        raise
+    fsync_dir(dst.parent)

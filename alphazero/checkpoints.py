@@ -4,6 +4,7 @@ Layout::
 
     config.yaml              the resolved config (``Config.to_yaml()``)
     metadata.json            the checkpoint: iteration, counters, and the files below it uses
+    resume_NNNN.keras        the model with its optimizer's state: what ``--resume`` loads
     models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
@@ -18,6 +19,13 @@ point therefore leaves either the old metadata with all of its files or the new 
 of its files. ``latest.keras`` and ``best.keras`` are conveniences refreshed after the
 metadata, and may lag behind it by one save after a crash (the next save repairs them).
 
+Only the resume point carries the optimizer's state (Adam's moments and step count, about
+twice the weights again); every other model file holds the weights alone
+(``model_files``). Folders of format 1, from before, kept the optimizer in every model file
+and resumed from ``models/iter_NNNN.keras``: they resume as they are, and their next save
+writes the new layout (``_drop_optimizers`` rewrites their best and kept models), as
+``RunDir.drop_optimizer_states`` does in place.
+
 Temporary names carry the writer's pid and a random part, so two processes never write the
 same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
 """
@@ -25,29 +33,61 @@ same one; a kill leaves them behind, and ``remove_temp_files`` clears them.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import shutil
-import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .atomic import temp_file
-from .config import Config, ConfigError, NetworkConfig, config_from_dict, read_yaml
+from .atomic import atomic_copy, atomic_write_bytes, atomic_write_text, fsync_dir, is_temp_name
+from .config import Config, ConfigError, config_from_dict, read_yaml
 from .games import make
-from .replay_buffer import ReplayBuffer, ReplayBufferError, _fsync_dir, _one_line
+from .model_files import (
+    check_model_fits,
+    check_network_matches,
+    drop_optimizer,
+    holds_optimizer,
+    load_keras_file,
+    save_model_atomic,
+)
+from .pending_games import PendingGames, json_default, pending_bytes, read_pending
+from .replay_buffer import ReplayBuffer, ReplayBufferError, _one_line
+from .run_errors import CheckpointError, TrainingDiverged
 
 if TYPE_CHECKING:
     import keras
 
     from .games.base import Game
 
-FORMAT = 1
-"""Version of ``metadata.json`` written by this module."""
+__all__ = [
+    "BEST_FILE",
+    "CONFIG_FILE",
+    "FORMAT",
+    "LATEST_FILE",
+    "METADATA_FILE",
+    "METRICS_FILE",
+    "MODELS_DIR",
+    "PENDING_FILE",
+    "TENSORBOARD_DIR",
+    "CheckpointError",
+    "PendingGames",
+    "RunDir",
+    "TrainingDiverged",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_model_fits",
+    "check_network_matches",
+    "describe_files",
+    "is_temp_name",
+    "json_default",
+    "load_model",
+]
+
+FORMAT = 2
+"""Version of ``metadata.json`` written by this module: 2 names the resume point
+(``resume``); 1 resumed from ``model``, which carried the optimizer like every model file.
+(A version that reads only format 1 refuses format 2, rather than resuming from a model
+without its optimizer.)"""
+READ_FORMATS = (1, 2)
 
 CONFIG_FILE = "config.yaml"
 METADATA_FILE = "metadata.json"
@@ -57,268 +97,9 @@ LATEST_FILE = "latest.keras"
 BEST_FILE = "best.keras"
 TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
-PENDING_FORMAT = 1
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
-
-
-class CheckpointError(Exception):
-    """A run folder, checkpoint or model that cannot be used; the message is one line."""
-
-
-class TrainingDiverged(Exception):
-    """The training losses became NaN or infinite: the network's weights are unusable, so the
-    run stops before saving them. (Here, beside the run folder's other errors, so that
-    ``train.py`` catches it without importing TensorFlow.)"""
-
-
-# --------------------------------------------------------------------- atomic writes
-def _temp_in(folder: Path, name: str, suffix: str = "") -> tuple[int, str]:
-    """A new file ``.<name>.<pid>.<random>.tmp<suffix>`` in ``folder`` (``atomic.temp_file``)."""
-    return temp_file(folder, name, suffix)
-
-
-def is_temp_name(name: str) -> bool:
-    """Whether ``name`` is a temporary file of a save: this module's, the replay buffer's
-    (``.buffer_0003.npz.<pid>.<random>.tmp``), or the fixed ``.iter_0001.tmp.keras`` of
-    versions before the pid was in it."""
-    return name.startswith(".") and (name.endswith(".tmp") or name.endswith(".tmp.keras"))
-
-
-def _discard(tmp: str | Path) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(tmp)
-
-
-def _fsync_file(path: str | Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
-
-    Temp file in the same folder, fsync, ``os.replace``, fsync the folder.
-    """
-    path = Path(path)
-    fd, tmp = _temp_in(path.parent, path.name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """``atomic_write_bytes`` of ``text`` encoded as UTF-8."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def _atomic_copy(src: Path, dst: Path) -> None:
-    """Copy ``src`` over ``dst`` atomically (``dst`` keeps its suffix for Keras)."""
-    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        _fsync_file(tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(dst.parent)
-
-
-def _save_model_atomic(model: keras.Model, dst: Path) -> None:
-    """``model.save`` to a temp ``.keras`` name in the same folder, fsync, ``os.replace``."""
-    fd, tmp = _temp_in(dst.parent, dst.stem, dst.suffix)  # Keras wants the .keras suffix
-    os.close(fd)
-    try:
-        model.save(tmp)
-        _fsync_file(tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        _discard(tmp)
-        raise
-    _fsync_dir(dst.parent)
-
-
-def json_default(value: Any) -> Any:
-    """Let metadata hold numpy scalars and arrays (e.g. an RNG state, a float32 loss)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Path):
-        return value.as_posix()
-    raise TypeError(f"metadata value of type {type(value).__name__} is not JSON serializable")
-
-
-@dataclass
-class PendingGames:
-    """The finished self-play games of iteration ``iteration``, kept when Ctrl-C stopped it
-    before its checkpoint, so that ``--resume`` plays only the games still missing."""
-
-    iteration: int
-    planes: np.ndarray
-    policies: np.ndarray
-    values: np.ndarray
-    stats: dict[str, Any]
-    """``SelfPlayStats.to_dict()`` of these games."""
-    rng: dict[str, Any]
-    """The training generator's state after these games: the rest of the iteration draws
-    from there (the checkpoint's state would replay these games' own draws)."""
-    complete: bool
-    """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
-    evaluation): the resumed iteration then goes on exactly as it would have."""
-
-    @property
-    def games(self) -> int:
-        return int(self.stats.get("games", 0))
-
-
-def _pending_bytes(pending: PendingGames) -> bytes:
-    info = {
-        "format": PENDING_FORMAT,
-        "iteration": pending.iteration,
-        "stats": pending.stats,
-        "rng": pending.rng,
-        "complete": pending.complete,
-    }
-    text = json.dumps(info, default=json_default)
-    data = io.BytesIO()
-    np.savez_compressed(
-        data,
-        info=np.frombuffer(text.encode("utf-8"), dtype=np.uint8),  # no pickle, no object array
-        planes=pending.planes,
-        policies=pending.policies,
-        values=pending.values,
-    )
-    return data.getvalue()
-
-
-def _read_pending(file: Path) -> PendingGames:
-    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``."""
-
-    def fail(what: str) -> CheckpointError:
-        return CheckpointError(
-            f"{file}: {what} (the kept games of an interrupted iteration; remove the file to "
-            f"play them again)"
-        )
-
-    # np.load takes other bytes for a pickle, and refuses them with advice to unpickle.
-    if not zipfile.is_zipfile(file):
-        raise fail("not a pending games file (not an .npz archive)")
-    try:
-        with np.load(file, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in ("info", "planes", "policies", "values")}
-        info = json.loads(arrays["info"].tobytes().decode("utf-8"))
-        if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
-            raise fail(f"not a pending games file of format {PENDING_FORMAT}")
-        pending = PendingGames(
-            iteration=int(info["iteration"]),
-            planes=arrays["planes"],
-            policies=arrays["policies"],
-            values=arrays["values"],
-            stats=dict(info["stats"]),
-            rng=dict(info["rng"]),
-            complete=bool(info["complete"]),
-        )
-    except CheckpointError:
-        raise
-    except ValueError as error:
-        if "pickle" in str(error):  # an object array: the same advice, in other words
-            raise fail("not a pending games file (it holds Python objects)") from None
-        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
-    except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
-        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
-    n = len(pending.values)
-    if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
-        raise fail("its arrays disagree in length")
-    return pending
-
-
-# --------------------------------------------------------------------- model loading
-def _load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Model:
-    """Load one ``.keras`` file; every problem becomes a one-line ``CheckpointError``."""
-    if not file.exists():
-        raise CheckpointError(f"{shown}: no such model file")
-    if not file.is_file():
-        raise CheckpointError(f"{shown}: not a file")
-    if file.suffix != ".keras":
-        raise CheckpointError(f"{shown}: not a .keras model file")
-    # A .keras file is a zip archive; Keras answers any other bytes with "File not found",
-    # which misleads about a file that is there.
-    try:
-        open(file, "rb").close()
-    except OSError as error:
-        raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
-    if not zipfile.is_zipfile(file):
-        raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
-    import keras
-
-    # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
-    # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
-    from . import schedules  # noqa: F401
-
-    try:
-        model = keras.models.load_model(file, compile=compile)
-    except Exception as error:  # BadZipFile, ValueError, OSError, KeyError, TypeError...
-        raise CheckpointError(
-            f"{shown}: truncated, corrupt or not a model of this project ({_one_line(error)})"
-        ) from None
-    if not isinstance(model, keras.Model):
-        raise CheckpointError(f"{shown}: holds a {type(model).__name__}, not a Keras model")
-    return model
-
-
-def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> None:
-    """Raise ``CheckpointError`` unless ``model`` reads ``game``'s planes and its actions."""
-    plane_shape = tuple(game.plane_shape)
-    try:
-        input_shape = tuple(model.inputs[0].shape[1:])
-        output_sizes = [tuple(t.shape)[-1] for t in model.outputs]
-    except (AttributeError, IndexError, TypeError, ValueError):
-        return  # a subclassed model without symbolic inputs: nothing to compare
-    if input_shape != plane_shape:
-        raise CheckpointError(
-            f"{shown}: the model reads planes {list(input_shape)}, but {game.name} "
-            f"{game.params} encodes {list(plane_shape)} (a model of another game?)"
-        )
-    if game.num_actions not in output_sizes:
-        raise CheckpointError(
-            f"{shown}: the model has outputs of sizes {output_sizes}, none is the "
-            f"{game.num_actions} actions of {game.name} (a model of another game?)"
-        )
-
-
-def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
-    """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
-
-    A resumed run keeps its model, so an edited ``filters``, ``blocks`` or ``value_hidden``
-    would otherwise be ignored without a word. (``l2`` is a training setting, not part of
-    the shape: the training loop applies a changed one to the loaded model.)
-    """
-    from .network import network_shape  # TensorFlow: the model has loaded it already
-
-    saved = network_shape(model)
-    if saved is None:
-        return
-    for key, value in saved.items():
-        wanted = getattr(network, key)
-        if wanted != value:
-            raise CheckpointError(
-                f"{shown}: network.{key} is {wanted}, but the checkpoint's model has {value} "
-                f"(a run keeps its network: put {value} back, or train the new network in a "
-                f"new run with another --run-dir)"
-            )
+_FILE_KEYS = ("resume", "model", "buffer", "best")
 
 
 def load_model(
@@ -356,7 +137,7 @@ def load_model(
         file = path
     else:
         raise CheckpointError(f"{shown}: no such model file or run folder")
-    model = _load_keras_file(file, shown, compile=compile)
+    model = load_keras_file(file, shown, compile=compile)
     if game is not None:
         check_model_fits(model, game, shown)
     return model
@@ -429,10 +210,10 @@ class RunDir:
         if not self.path.is_dir():
             return []
         found = [n for n in (METADATA_FILE, LATEST_FILE, BEST_FILE) if (self.path / n).exists()]
-        # By length first: iter_10000 comes after iter_9999.
+        found += sorted((p.name for p in self.path.glob("resume_*.keras")), key=_by_number)
         models = [f"{MODELS_DIR}/{p.name}" for p in self.path.glob(f"{MODELS_DIR}/iter_*")]
-        found += sorted(models, key=lambda n: (len(n), n))
-        found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=lambda n: (len(n), n))
+        found += sorted(models, key=_by_number)
+        found += sorted((p.name for p in self.path.glob("buffer_*.npz")), key=_by_number)
         if (self.path / METRICS_FILE).exists():
             found.append(METRICS_FILE)
         if (self.path / PENDING_FILE).exists():
@@ -483,17 +264,18 @@ class RunDir:
             raise CheckpointError(f"{file}: not valid JSON ({_one_line(error)})") from None
         if not isinstance(metadata, dict):
             raise CheckpointError(f"{file}: expected a JSON object, got {type(metadata).__name__}")
-        if metadata.get("format") != FORMAT:
+        if metadata.get("format") not in READ_FORMATS:
             raise CheckpointError(
                 f"{file}: checkpoint format {metadata.get('format')!r} is not supported "
-                f"(this version reads format {FORMAT})"
+                f"(this version reads formats {' and '.join(map(str, READ_FORMATS))})"
             )
-        missing = [key for key in _REQUIRED_KEYS if key not in metadata]
+        required = _REQUIRED_KEYS + (("resume",) if metadata["format"] >= 2 else ())
+        missing = [key for key in required if key not in metadata]
         if missing:
             raise CheckpointError(f"{file}: missing key {missing[0]!r}")
         if not isinstance(metadata["iteration"], int):
             raise CheckpointError(f"{file}: 'iteration' must be an integer")
-        for key in ("model", "buffer", "best"):
+        for key in (k for k in _FILE_KEYS if k in metadata):
             value = metadata[key]
             if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
                 raise CheckpointError(f"{file}: {key!r} must be a path inside the run folder")
@@ -522,6 +304,9 @@ class RunDir:
     def buffer_name(self, iteration: int) -> str:
         return f"buffer_{iteration:04d}.npz"
 
+    def resume_name(self, iteration: int) -> str:
+        return f"resume_{iteration:04d}.keras"
+
     def save(
         self,
         iteration: int,
@@ -534,13 +319,17 @@ class RunDir:
         """Save a checkpoint of ``iteration``; returns the metadata written.
 
         ``metadata`` holds the caller's fields (games, positions, timings, metrics, rng...);
-        this adds ``format``, ``iteration``, ``model``, ``buffer``, ``best``, ``kept_models``
-        and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this iteration's
-        model file for good; otherwise it goes once neither the latest nor the best.
+        this adds ``format``, ``iteration``, ``resume``, ``model``, ``buffer``, ``best``,
+        ``kept_models`` and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this
+        iteration's model file for good; otherwise it goes once neither the latest nor the
+        best. ``resume`` names the one file with the optimizer's state; ``model`` and every
+        other model file hold the weights alone.
 
-        Order: model file, buffer file, ``metadata.json`` (the commit point), ``latest.keras``
-        / ``best.keras``, then removal of what the new metadata does not name. Iterations must
-        increase, so no file a previous checkpoint names is ever overwritten.
+        Order: resume file, model file, buffer file, ``metadata.json`` (the commit point),
+        the named models that still hold an optimizer (a format 1 folder's best and kept
+        ones), ``latest.keras`` / ``best.keras``, then removal of what the new metadata does
+        not name (the previous resume file among them). Iterations must increase, so no file
+        a previous checkpoint names is ever overwritten.
         """
         iteration = int(iteration)
         old = self.read_metadata() if self.has_checkpoint else None
@@ -549,6 +338,7 @@ class RunDir:
                 f"{self.path}: cannot save iteration {iteration}, the checkpoint already holds "
                 f"iteration {old['iteration']}"
             )
+        resume_name = self.resume_name(iteration)
         model_name = self.model_name(iteration)
         buffer_name = self.buffer_name(iteration)
         best = model_name if is_best or old is None else old["best"]
@@ -561,6 +351,7 @@ class RunDir:
         new.update(
             format=FORMAT,
             iteration=iteration,
+            resume=resume_name,
             model=model_name,
             buffer=buffer_name,
             best=best,
@@ -569,19 +360,71 @@ class RunDir:
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
-        _save_model_atomic(model, self.path / model_name)  # (1)
-        buffer.save(self.path / buffer_name)  # (2)
-        atomic_write_text(self.path / METADATA_FILE, text)  # (3) the commit point
-        _atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (4)
-        _atomic_copy(self.path / best, self.path / BEST_FILE)
-        self._remove_unused(new)  # (5)
+        save_model_atomic(model, self.path / resume_name)  # (1)
+        save_model_atomic(model, self.path / model_name, include_optimizer=False)  # (2)
+        buffer.save(self.path / buffer_name)  # (3)
+        atomic_write_text(self.path / METADATA_FILE, text)  # (4) the commit point
+        # (5) No longer the resume point, a format 1 folder's models keep their optimizer for
+        # nothing; each is rewritten whole, so a kill leaves it loadable either way.
+        self._drop_optimizers(new)
+        atomic_copy(self.path / model_name, self.path / LATEST_FILE)  # (6)
+        atomic_copy(self.path / best, self.path / BEST_FILE)
+        self._remove_unused(new)  # (7)
         return json.loads(text)
 
+    def _drop_optimizers(self, metadata: dict[str, Any]) -> list[str]:
+        """Rewrite without its optimizer each model file ``metadata`` names, but the resume
+        point, that still has one; the names rewritten."""
+        named = dict.fromkeys([metadata["model"], metadata["best"], *metadata["kept_models"]])
+        rewritten = []
+        for name in named:
+            file = self.path / name
+            if name != resume_point(metadata) and holds_optimizer(file):
+                drop_optimizer(file)
+                rewritten.append(name)
+        return rewritten
+
+    def drop_optimizer_states(self) -> list[str]:
+        """Convert this run folder in place to the layout where only the resume point holds
+        the optimizer's state; the files rewritten (relative names). Only while no trainer
+        saves here (``alphazero.slim_run`` holds the run's lock).
+
+        A format 1 folder first gets its resume point: a byte copy of the model it resumes
+        from, named in ``metadata.json`` (the commit point). Then every model file but that
+        one loses its optimizer: the named models, and ``latest.keras`` / ``best.keras``,
+        copied again from them so that they stay byte for byte the same files (one blob in
+        git). A kill at any step leaves the folder resumable, and running this again
+        finishes the work; on a converted folder it changes nothing.
+        """
+        metadata = self.read_metadata()
+        rewritten: list[str] = []
+        if "resume" not in metadata:
+            source = self.path / metadata["model"]
+            model = load_keras_file(source, str(source))  # it must be the resume point it was
+            if getattr(model, "optimizer", None) is None:
+                raise CheckpointError(f"{source}: {_NO_OPTIMIZER}")
+            resume = self.resume_name(metadata["iteration"])
+            atomic_copy(source, self.path / resume)
+            metadata = {**metadata, "format": FORMAT, "resume": resume}
+            text = json.dumps(metadata, indent=2, default=json_default) + "\n"
+            atomic_write_text(self.path / METADATA_FILE, text)
+            rewritten.append(METADATA_FILE)
+        rewritten += self._drop_optimizers(metadata)
+        for copy, source in ((LATEST_FILE, metadata["model"]), (BEST_FILE, metadata["best"])):
+            copy_file, source_file = self.path / copy, self.path / source
+            if not copy_file.is_file() or copy_file.read_bytes() != source_file.read_bytes():
+                atomic_copy(source_file, copy_file)
+                rewritten.append(copy)
+        self._remove_unused(metadata)
+        return rewritten
+
     def _remove_unused(self, metadata: dict[str, Any]) -> None:
-        """Delete buffers, models and temp files that ``metadata`` does not need."""
-        needed = {metadata["model"], metadata["buffer"], metadata["best"]}
+        """Delete resume files, buffers, models and temp files that ``metadata`` does not
+        need."""
+        needed = {resume_point(metadata), metadata["model"], metadata["buffer"], metadata["best"]}
         needed.update(metadata.get("kept_models", []))
         doomed: list[Path] = []
+        doomed += [p for p in self.path.glob("resume_*.keras") if p.name not in needed]
         doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
         models = self.path / MODELS_DIR
         doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
@@ -594,7 +437,7 @@ class RunDir:
     def save_pending(self, pending: PendingGames) -> None:
         """Keep ``pending`` in ``pending_selfplay.npz`` (atomically: a kill leaves the
         earlier file or this one)."""
-        atomic_write_bytes(self.path / PENDING_FILE, _pending_bytes(pending))
+        atomic_write_bytes(self.path / PENDING_FILE, pending_bytes(pending))
 
     def load_pending(
         self, plane_shape: tuple[int, ...] | None = None, num_actions: int | None = None
@@ -605,7 +448,7 @@ class RunDir:
         file = self.path / PENDING_FILE
         if not file.is_file():
             return None
-        pending = _read_pending(file)
+        pending = read_pending(file)
         planes, actions = tuple(pending.planes.shape[1:]), pending.policies.shape[1:]
         if (plane_shape is not None and planes != tuple(plane_shape)) or (
             num_actions is not None and actions != (num_actions,)
@@ -622,7 +465,7 @@ class RunDir:
             (self.path / PENDING_FILE).unlink()
         except FileNotFoundError:
             return
-        _fsync_dir(self.path)
+        fsync_dir(self.path)
 
     # ------------------------------------------------------------------------ loading
     def load(
@@ -630,8 +473,9 @@ class RunDir:
     ) -> tuple[keras.Model, ReplayBuffer, dict[str, Any]]:
         """The model, replay buffer and metadata of the saved checkpoint.
 
-        ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a smaller
-        one keeps the most recent positions. Every problem raises a one-line
+        The model is the resume point, with its optimizer's state (unless ``compile`` is
+        false). ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a
+        smaller one keeps the most recent positions. Every problem raises a one-line
         ``CheckpointError`` naming the file.
         """
         metadata = self.read_metadata()
@@ -648,8 +492,12 @@ class RunDir:
                 f"{dict(config.game.params)}"
             )
         game = make(config.game.name, **config.game.params)
-        model_file = self.path / metadata["model"]
-        model = _load_keras_file(model_file, str(model_file), compile=compile)
+        model_file = self.path / resume_point(metadata)
+        model = load_keras_file(model_file, str(model_file), compile=compile)
+        # A resume point without an optimizer would have the trainer start a new one from
+        # step 0, without a word; format 1 folders resume as they always did.
+        if compile and "resume" in metadata and getattr(model, "optimizer", None) is None:
+            raise CheckpointError(f"{model_file}: {_NO_OPTIMIZER}")
         check_model_fits(model, game, str(model_file))
         check_network_matches(model, config.network, str(self.path / CONFIG_FILE))
         buffer_file = self.path / metadata["buffer"]
@@ -663,6 +511,22 @@ class RunDir:
         except ReplayBufferError as error:
             raise CheckpointError(str(error)) from None
         return model, buffer, metadata
+
+
+_NO_OPTIMIZER = (
+    "holds no optimizer state (a weights-only model), so the run cannot resume from it exactly"
+)
+
+
+def resume_point(metadata: dict[str, Any]) -> str:
+    """The file of the checkpoint ``metadata`` that holds the optimizer's state: ``resume``,
+    or in a format 1 folder the model."""
+    return str(metadata.get("resume", metadata["model"]))
+
+
+def _by_number(name: str) -> tuple[int, str]:
+    """Sort key of numbered file names: iter_10000 comes after iter_9999."""
+    return len(name), name
 
 
 def describe_files(names: list[str]) -> str:

@@ -17,14 +17,19 @@ from .config import Config
 from .progress import RunProgress
 
 
-def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
-    """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
-    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
+def append_jsonl(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+    """Append ``record`` as one JSON line to ``path`` and flush it to disk."""
     line = json.dumps(record, default=json_default) + "\n"
-    with open(folder / METRICS_FILE, "a", encoding="utf-8") as handle:
+    with open(path, "a", encoding="utf-8") as handle:
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
+    """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
+    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
+    append_jsonl(folder / METRICS_FILE, record)
 
 
 def repair_metrics(run_path: Path, iteration: int) -> None:

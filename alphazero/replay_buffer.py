@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import temp_file
+from .atomic import fsync_dir, temp_file
 
 FORMAT_VERSION = 1
 """Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
@@ -172,7 +172,7 @@ class ReplayBuffer:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
             raise
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
     @classmethod
     def load(
@@ -287,17 +287,3 @@ def _one_line(error: BaseException) -> str:
     name = type(error).__name__
     first = first if len(first) <= 200 else first[:197] + "..."
     return f"{name}: {first}" if first else name
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in ``folder`` durable; a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -4,7 +4,10 @@ Three panels from ``metrics.jsonl``: the losses (policy, value) and the policy e
 iteration; the Elo of each evaluated checkpoint against the run's fixed ladder; and the
 score against each ladder opponent. Given several runs (``RUN_DIR RUN_DIR ...``), one panel
 instead: each run's share of correct moves on the solved Connect Four positions against the
-CPU hours it had spent, the measure of learning per unit of compute.
+CPU hours it had spent, the measure of learning per unit of compute: a line for the raw
+policy (measured by the run itself, ``evaluation.solved_positions``) and markers for the
+measures with search that ``benchmarks/connect4_positions.py --record`` added to the run's
+``solved_positions_search.jsonl``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+SEARCH_MEASURES = "solved_positions_search.jsonl"
+"""A run folder's record of its models measured with search on the solved positions."""
+
 
 class ReportError(ValueError):
     """A run folder without readable metrics."""
@@ -24,6 +30,20 @@ def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
     path = run_dir / "metrics.jsonl"
     if not path.is_file():
         raise ReportError(f"{run_dir}: no metrics.jsonl (is it a run folder from train.py?)")
+    records = _read_jsonl(path)
+    if not records:
+        raise ReportError(f"{path}: no iterations recorded yet")
+    return records
+
+
+def read_search_measures(run_dir: Path) -> list[dict[str, Any]]:
+    """The run's models measured with search (``SEARCH_MEASURES``), oldest first; none if the
+    file is absent."""
+    path = run_dir / SEARCH_MEASURES
+    return _read_jsonl(path) if path.is_file() else []
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -32,8 +52,6 @@ def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
             records.append(json.loads(line))
         except json.JSONDecodeError:
             raise ReportError(f"{path}: line {number} is not JSON") from None
-    if not records:
-        raise ReportError(f"{path}: no iterations recorded yet")
     return records
 
 
@@ -103,10 +121,15 @@ def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
 
 
 def draw_correct_moves(
-    runs: dict[str, list[dict[str, Any]]], output: Path, hours: float | None = None
+    runs: dict[str, list[dict[str, Any]]],
+    output: Path,
+    hours: float | None = None,
+    searched: dict[str, list[dict[str, Any]]] | None = None,
 ) -> None:
     """One line per run (by its folder): correct moves of the raw policy on the solved
-    positions against CPU hours."""
+    positions against CPU hours; and markers in the run's colour, joined by a dotted line,
+    for its models measured with search (``searched[name]``: records of
+    ``SEARCH_MEASURES``), one series per simulation count."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -123,6 +146,14 @@ def draw_correct_moves(
         if not points:
             raise ReportError(f"{name}: no solved-position measures in its metrics")
         ax.plot(*zip(*points, strict=True), color=f"C{i}", label=f"{name}: raw policy")
+        measures = (searched or {}).get(name, [])
+        for sims, marker in zip(
+            sorted({m["simulations"] for m in measures}), "osD^v", strict=False
+        ):
+            series = sorted((m["cpu_hours"], m["search_correct"])
+                            for m in measures if m["simulations"] == sims)  # fmt: skip
+            ax.plot(*zip(*series, strict=True), color=f"C{i}", marker=marker, linestyle=":",
+                    label=f"{name}: {sims} simulations")  # fmt: skip
     if hours is not None:
         ax.set_xlim(0, hours)
     ax.set_xlabel("CPU hours (self-play and training)")
@@ -171,7 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         unique = len(set(names)) == len(names)
         runs = {(run.name if unique else str(run)): read_metrics(run) for run in args.run_dirs}
         if len(args.run_dirs) > 1:
-            draw_correct_moves(runs, args.output, args.hours)
+            searched = {
+                name: read_search_measures(run)
+                for name, run in zip(runs, args.run_dirs, strict=True)
+            }
+            draw_correct_moves(runs, args.output, args.hours, searched)
             print(f"wrote {args.output}")
             return 0
     except ReportError as error:

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from .checkpoints import CONFIG_FILE, METADATA_FILE, CheckpointError, RunDir, is_temp_name
-from .replay_buffer import _fsync_dir, _one_line
+from .atomic import fsync_dir, is_temp_name
+from .checkpoints import CONFIG_FILE, METADATA_FILE, CheckpointError, RunDir
+from .replay_buffer import _one_line
 
 LOCK_FILE = "train.lock"
 
@@ -147,5 +148,5 @@ def move_aside(folder: str | os.PathLike[str]) -> tuple[Path, list[str]] | None:
             f"{run.path}: cannot move the earlier run aside into {aside} ({_one_line(error)}); "
             f"nothing was deleted, its files are in one folder or the other"
         ) from None
-    _fsync_dir(run.path)
+    fsync_dir(run.path)
     return aside, earlier

@@ -24,6 +24,7 @@ from .search import (
     GumbelRoot,
     Node,
     Policy,
+    detach,
     gumbel_choice,
     gumbel_selector,
     reroot,
@@ -409,10 +410,9 @@ def _random_move(root: Node, rng: np.random.Generator) -> Choice:
     """
     children = list(root.children.values())
     chosen = children[int(rng.integers(len(children)))]
-    chosen.mother = None
     policy = np.zeros(root.game.num_actions, dtype=np.float32)
     policy[[child.action for child in children]] = 1.0 / len(children)
-    return Choice(chosen, chosen.action, root.search_value(), policy)  # type: ignore[arg-type]
+    return detach(root, chosen, policy)
 
 
 def _finish(

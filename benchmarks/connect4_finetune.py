@@ -134,7 +134,9 @@ def main() -> int:
         lr_schedule=args.schedule,
         lr_decay_steps=args.steps,
     )
-    # A saved Adam keeps its moments; the constant rate replaces the run's schedule.
+    # A saved Adam keeps its moments (a run's resume_NNNN.keras has one; its other model
+    # files hold the weights alone, and get a new Adam); the constant rate replaces the
+    # run's schedule.
     trainer = Trainer(model, config)
     positions = load_positions()
     rng = np.random.default_rng(args.seed)

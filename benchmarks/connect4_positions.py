@@ -14,11 +14,18 @@ won only with one of the mover's last three stones, and positions won sooner. Ru
 ``--leaves 4 --engine openvino`` measures play.py's settings (4 leaves per tree and network
 call, OpenVINO in bfloat16 on a CPU with native bfloat16): the search's share should stay
 within a point of one leaf on TensorFlow.
+
+With ``--record``, a model of a run folder (``RUN/models/iter_NNNN.keras``, or the run folder
+itself for its latest model) also has its figures appended to
+``RUN/solved_positions_search.jsonl``, with the CPU hours the run had spent at that
+iteration: ``python -m alphazero.report RUN ...`` draws them beside the raw-policy curve.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -28,7 +35,9 @@ import numpy as np
 from alphazero.checkpoints import CheckpointError, load_model
 from alphazero.engines import ENGINES, EngineError
 from alphazero.games import make
+from alphazero.metrics import append_jsonl
 from alphazero.network import InferenceModel
+from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metrics
 from alphazero.search import symmetric_policy
 from alphazero.solved_positions import (
     STAGES,
@@ -59,6 +68,12 @@ def main() -> int:
     parser.add_argument(
         "--engine", default="tensorflow", choices=ENGINES, help="what runs the network"
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="append the figures to the model's run folder (solved_positions_search.jsonl), "
+        "for python -m alphazero.report; --model must be RUN/models/iter_NNNN.keras or RUN",
+    )
     args = parser.parse_args()
     if args.sims < 1:
         parser.error(f"--sims must be at least 1, got {args.sims}")
@@ -66,6 +81,11 @@ def main() -> int:
         parser.error(f"--leaves must be at least 1, got {args.leaves}")
     if args.c_puct <= 0:
         parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
+    try:
+        record_to = run_iteration(args.model) if args.record else None
+    except (ReportError, ValueError) as error:
+        print(f"error: --record: {error}", file=sys.stderr)
+        return 2
     try:
         model = load_model(args.model, make("connect4"), compile=False)
     except CheckpointError as error:
@@ -104,6 +124,23 @@ def main() -> int:
     by_result = measure_by_result(positions, actions)
     kinds = ", ".join(f"{k} {r['correct']:.1%} ({r['positions']})" for k, r in by_result.items())
     print(f"search, correct by exact result: {kinds}")
+    if record_to is not None:
+        run, iteration, hours = record_to
+        entry = {
+            "iteration": iteration,
+            "cpu_hours": round(hours, 4),
+            "simulations": args.sims,
+            "c_puct": args.c_puct,
+            "symmetric": args.symmetric,
+            "leaves": args.leaves,
+            "engine": network.engine,
+            "search_correct": search_report["all"]["correct"],
+            "policy_correct": policy_report["all"]["correct"],
+            "value_result": values["all"]["result"],
+            "by_stage": {s: search_report[s]["correct"] for s in stages[1:]},
+        }
+        append_jsonl(run / SEARCH_MEASURES, entry)
+        print(f"recorded in {run / SEARCH_MEASURES}")
     # How far the plain network is from treating a position and its mirror image alike
     # (what --symmetric averages away).
     planes = np.stack([p.game.encode() for p in positions])
@@ -115,6 +152,24 @@ def main() -> int:
     print(f"plain network vs mirror images: values differ by {differ:.2f} on average, "
           f"top moves agree in {agree:.0%}")  # fmt: skip
     return 0
+
+
+def run_iteration(model: Path) -> tuple[Path, int, float]:
+    """``(run folder, iteration, CPU hours the run had spent then)`` of a run's model: a kept
+    ``RUN/models/iter_NNNN.keras``, or ``RUN`` itself for the iteration of its latest model."""
+    kept = re.fullmatch(r"iter_(\d+)\.keras", model.name)
+    if kept and model.parent.name == "models":
+        run, iteration = model.parent.parent, int(kept.group(1))
+    elif (model / "metadata.json").is_file():
+        run = model
+        iteration = int(json.loads((model / "metadata.json").read_text())["iteration"])
+    else:
+        raise ValueError(f"{model} is neither RUN/models/iter_NNNN.keras nor a run folder")
+    records = read_metrics(run)
+    for record, hours in zip(records, cpu_hours(records), strict=True):
+        if record["iteration"] == iteration:
+            return run, iteration, hours
+    raise ValueError(f"{run}/metrics.jsonl has no iteration {iteration}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import keras
 import numpy as np
@@ -19,7 +20,11 @@ from alphazero.checkpoints import (
 from alphazero.config import config_from_dict
 from alphazero.games import make
 from alphazero.metrics import append_metrics
+from alphazero.model_files import save_model_atomic
 from alphazero.replay_buffer import ReplayBuffer
+from alphazero.run_guard import RunLock
+from alphazero.slim_run import main as slim_main
+from alphazero.slim_run import slim_run
 
 # Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
 pytestmark = pytest.mark.filterwarnings(
@@ -80,6 +85,22 @@ def optimizer_state(model: keras.Model) -> list[np.ndarray]:
     return [keras.ops.convert_to_numpy(v) for v in model.optimizer.variables]
 
 
+def same_optimizer(a: keras.Model, b: keras.Model) -> bool:
+    """Whether ``a`` and ``b`` have the same optimizer state: step count and Adam's moments."""
+    sa, sb = optimizer_state(a), optimizer_state(b)
+    return len(sa) == len(sb) > 1 and all(np.array_equal(x, y) for x, y in zip(sa, sb, strict=True))
+
+
+def with_optimizer(folder) -> list[str]:
+    """The model files under ``folder`` that Keras loads with an optimizer, relative names."""
+    found = []
+    for file in sorted(folder.rglob("*.keras")):
+        model = keras.models.load_model(file)
+        if getattr(model, "optimizer", None) is not None:
+            found.append(file.relative_to(folder).as_posix())
+    return found
+
+
 @pytest.fixture(scope="module")
 def models() -> list[keras.Model]:
     """Distinct trained models, shared by the tests (building them is the slow part)."""
@@ -106,10 +127,11 @@ def test_save_load_round_trip(tmp_path, models):
         "rng": {"state": np.random.default_rng(7).bit_generator.state},
     }
     written = run.save(1, model, buffer, extra, keep=False, is_best=False)
+    assert written["resume"] == "resume_0001.keras"
     assert written["model"] == "models/iter_0001.keras"
     assert written["buffer"] == "buffer_0001.npz"
     assert written["best"] == "models/iter_0001.keras"  # no previous best: this model
-    assert written["iteration"] == 1 and written["format"] == 1 and written["game"] == "tictactoe"
+    assert written["iteration"] == 1 and written["format"] == 2 and written["game"] == "tictactoe"
     assert "metrics" not in extra or extra["metrics"]["loss"] == np.float32(0.25)  # not mutated
     assert "model" not in extra
 
@@ -128,6 +150,7 @@ def test_save_load_round_trip(tmp_path, models):
     # The user-facing copies, and load_model on the folder and on a file.
     for name in ("latest.keras", "best.keras"):
         assert (run.path / name).read_bytes() == (run.path / written["model"]).read_bytes()
+    assert with_optimizer(run.path) == ["resume_0001.keras"]
     assert weights_equal(load_model(run.path, GAME), model)
     assert weights_equal(load_model(run.path / "latest.keras"), model)
     assert not [p for p in run.path.rglob(".*")]  # no temp files left
@@ -158,6 +181,8 @@ def test_keep_rules_leave_the_expected_files(tmp_path, models):
         assert (run.path / "best.keras").read_bytes() == best_bytes
         latest_bytes = (run.path / metadata["model"]).read_bytes()
         assert (run.path / "latest.keras").read_bytes() == latest_bytes
+        assert metadata["resume"] == f"resume_{iteration:04d}.keras"
+        assert with_optimizer(run.path) == [metadata["resume"]]
     assert metadata["kept_models"] == ["models/iter_0002.keras", "models/iter_0006.keras"]
     assert weights_equal(load_model(run.path), models[6 % len(models)])
 
@@ -175,6 +200,7 @@ def test_keep_every_zero_keeps_only_latest_and_best(tmp_path, models):
         "latest.keras",
         "metadata.json",
         "models",
+        "resume_0004.keras",
     ]
 
 
@@ -235,8 +261,9 @@ def crash_at(monkeypatch, stage: int, partial_model: bool = False):
     return state
 
 
-# Replaces in one save: model, buffer, metadata, latest.keras, best.keras; then deletions.
-STAGES = 5
+# Replaces in one save: resume file, model, buffer, metadata, latest.keras, best.keras; then
+# deletions.
+STAGES = 6
 
 
 def test_a_save_makes_one_replace_per_stage(tmp_path, models, monkeypatch):
@@ -250,8 +277,8 @@ def test_a_save_makes_one_replace_per_stage(tmp_path, models, monkeypatch):
 
     monkeypatch.setattr(os, "replace", replace)
     run.save(1, models[0], tiny_buffer(3), {}, keep=False, is_best=False)
-    expected = ["models/iter_0001.keras", "buffer_0001.npz", "metadata.json", "latest.keras"]
-    assert targets == [*expected, "best.keras"]
+    expected = ["resume_0001.keras", "models/iter_0001.keras", "buffer_0001.npz"]
+    assert targets == [*expected, "metadata.json", "latest.keras", "best.keras"]
     assert len(targets) == STAGES
 
 
@@ -280,17 +307,17 @@ def test_crash_at_any_stage_leaves_a_loadable_checkpoint(tmp_path, models, monke
 
     if stage != STAGES:  # the "kill" left its temp file behind, as SIGKILL would
         assert list(run.path.rglob(".*"))
-    # Replace number 2 is metadata.json, the commit point: a crash there keeps the old one.
-    committed = stage not in ("model.save", 0, 1, 2)
+    # Replace number 3 is metadata.json, the commit point: a crash there keeps the old one.
+    committed = stage not in ("model.save", 0, 1, 2, 3)
     model, buffer, metadata = RunDir.open(run.path).load()
     if committed:
         assert metadata["iteration"] == 3 and metadata["games"] == 3
         assert metadata["best"] == "models/iter_0003.keras"
-        assert weights_equal(model, models[2])
+        assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
         assert buffer.arrays()[2][0] == 200
     else:
         assert metadata["iteration"] == 2 and metadata["games"] == 2
-        assert weights_equal(model, models[1])
+        assert weights_equal(model, models[1]) and same_optimizer(model, models[1])
         assert buffer.arrays()[2][0] == 100
     # best.keras is a convenience copy, refreshed last: it may lag the metadata after a crash.
     assert weights_equal(load_model(run.path), models[2] if stage == STAGES else models[0])
@@ -309,11 +336,13 @@ def test_crash_at_any_stage_leaves_a_loadable_checkpoint(tmp_path, models, monke
         "latest.keras",
         "metadata.json",
         "models",
+        f"resume_{next_iteration:04d}.keras",
     ]
     assert sorted(f"models/{p.name}" for p in (run.path / "models").iterdir()) == sorted(
         {best, metadata["model"]}
     )
     assert (run.path / "best.keras").read_bytes() == (run.path / best).read_bytes()
+    assert with_optimizer(run.path) == [metadata["resume"]]
 
 
 # ------------------------------------------------------------------------ errors
@@ -353,8 +382,8 @@ def test_missing_checkpoint(tmp_path):
     "damage",
     ["missing", "truncated", "garbage", "empty"],
 )
-def test_damaged_model_file(saved_run, damage):
-    file = saved_run.path / "models" / "iter_0001.keras"
+def test_damaged_resume_file(saved_run, damage):
+    file = saved_run.path / "resume_0001.keras"
     data = file.read_bytes()
     if damage == "missing":
         file.unlink()
@@ -366,7 +395,7 @@ def test_damaged_model_file(saved_run, damage):
         file.write_bytes(b"")
     with pytest.raises(CheckpointError) as error:
         saved_run.load()
-    assert "iter_0001.keras" in one_line(error)
+    assert str(file) in one_line(error)
     with pytest.raises(CheckpointError) as error:
         load_model(file)
     assert str(file) in one_line(error)
@@ -380,11 +409,17 @@ def test_damaged_model_file(saved_run, damage):
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
-        ('{"format": 2}', "format 2"),
+        ('{"format": 3}', "format 3"),
         ('{"format": 1, "iteration": 1}', "missing key 'model'"),
         (
             '{"format": 1, "iteration": 1, "model": "/etc/passwd", "buffer": "b", "best": "b"}',
             "inside the run folder",
+        ),
+        ('{"format": 2, "iteration": 1, "model": "m", "buffer": "b", "best": "b"}', "'resume'"),
+        (
+            '{"format": 2, "iteration": 1, "resume": "../r.keras", "model": "m", "buffer": "b", '
+            '"best": "b"}',
+            "'resume' must be a path inside the run folder",
         ),
     ],
 )
@@ -478,7 +513,7 @@ def test_stray_temp_names_are_recognised(saved_run, models):
         (folder / name).write_bytes(b"junk")
     saved_run.save(2, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
     assert not list(saved_run.path.rglob(".*"))
-    assert ckpt.FORMAT == 1
+    assert ckpt.FORMAT == 2
 
 
 # ------------------------------------------------------------ an earlier run is never lost
@@ -493,10 +528,11 @@ def tree(folder) -> dict[str, bytes]:
         ({"metadata.json", "latest.keras", "best.keras", "models", "buffer_0001.npz"}, "metadata"),
         ({"models"}, "models/iter_0001.keras"),
         ({"latest.keras"}, "latest.keras"),
+        ({"resume_0001.keras"}, "resume_0001.keras"),
         ({"buffer_0001.npz"}, "buffer_0001.npz"),
         ({"metrics.jsonl"}, "metrics.jsonl"),
     ],
-    ids=["whole-run", "models", "latest", "buffer", "metrics"],
+    ids=["whole-run", "models", "latest", "resume", "buffer", "metrics"],
 )
 def test_new_run_refuses_folder_with_models_buffers_or_metrics(saved_run, keep, named):
     append_metrics(saved_run, {"iteration": 1})
@@ -565,10 +601,10 @@ def test_two_writers_of_one_model_do_not_share_a_temporary_file(tmp_path, models
         real_save(self, path, *args, **kwargs)
         if not calls:  # the other writer starts and finishes inside this one's save
             calls.append(path)
-            ckpt._save_model_atomic(models[1], dst)
+            save_model_atomic(models[1], dst)
 
     monkeypatch.setattr(keras.Model, "save", save_while_another_saves)
-    ckpt._save_model_atomic(models[0], dst)  # a shared name raised FileNotFoundError here
+    save_model_atomic(models[0], dst)  # a shared name raised FileNotFoundError here
     monkeypatch.undo()
     assert weights_equal(load_model(dst), models[0])  # the last replace wins, whole
     assert [p.name for p in tmp_path.iterdir()] == [dst.name]
@@ -621,3 +657,208 @@ def test_saved_run_files_are_readable_like_any_other_file(tmp_path):
         os.umask(old)
     for made in (path, tmp_path / "buffer.npz"):
         assert stat.S_IMODE(os.stat(made).st_mode) == 0o644
+
+
+# ------------------------------------------- format 1 folders: every model with its optimizer
+def old_layout_run(path, models) -> RunDir:
+    """A run folder as format 1 left it after iteration 3 (iteration 2 kept and the best):
+    every model file holds its optimizer, and the run resumes from ``models/iter_0003.keras``."""
+    run = RunDir.create(path, make_config())
+    models[1].save(run.path / "models" / "iter_0002.keras")
+    models[2].save(run.path / "models" / "iter_0003.keras")
+    tiny_buffer(10, 300).save(run.path / "buffer_0003.npz")
+    shutil.copyfile(run.path / "models" / "iter_0003.keras", run.path / "latest.keras")
+    shutil.copyfile(run.path / "models" / "iter_0002.keras", run.path / "best.keras")
+    metadata = {
+        "games": 3,
+        "game": "tictactoe",
+        "format": 1,
+        "iteration": 3,
+        "model": "models/iter_0003.keras",
+        "buffer": "buffer_0003.npz",
+        "best": "models/iter_0002.keras",
+        "kept_models": ["models/iter_0002.keras"],
+    }
+    (run.path / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    return run
+
+
+OLD_MODELS = ["best.keras", "latest.keras", "models/iter_0002.keras", "models/iter_0003.keras"]
+
+
+def keras_sizes(folder) -> dict[str, int]:
+    return {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*.keras")}
+
+
+def test_an_old_layout_folder_resumes_as_it_is_and_its_next_save_converts_it(
+    tmp_path, models, monkeypatch
+):
+    run = old_layout_run(tmp_path / "run", models)
+    assert with_optimizer(run.path) == OLD_MODELS
+    old_sizes = keras_sizes(run.path)
+    model, buffer, metadata = run.load()
+    assert metadata["format"] == 1
+    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+    assert buffer.arrays()[2][0] == 300
+
+    targets = []
+    real_replace = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        targets.append(os.path.relpath(dst, run.path))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    written = run.save(4, models[0], tiny_buffer(5, 400), {}, keep=False, is_best=False)
+    monkeypatch.undo()
+    # The old best and kept model loses its optimizer after the commit, before best.keras.
+    assert targets == CONVERTING_SAVE
+    assert written["format"] == 2 and written["resume"] == "resume_0004.keras"
+    assert written["best"] == "models/iter_0002.keras"
+    assert sorted(p.name for p in run.path.iterdir()) == [
+        "best.keras",
+        "buffer_0004.npz",
+        "config.yaml",
+        "latest.keras",
+        "metadata.json",
+        "models",
+        "resume_0004.keras",
+    ]
+    assert sorted(p.name for p in (run.path / "models").iterdir()) == [
+        "iter_0002.keras",
+        "iter_0004.keras",
+    ]
+    assert with_optimizer(run.path) == ["resume_0004.keras"]
+    sizes = keras_sizes(run.path)
+    assert sizes["models/iter_0002.keras"] < old_sizes["models/iter_0002.keras"]
+    assert sizes["best.keras"] < old_sizes["best.keras"]
+    assert (run.path / "best.keras").read_bytes() == (run.path / written["best"]).read_bytes()
+    assert weights_equal(load_model(run.path), models[1])
+    model, _, _ = run.load()
+    assert weights_equal(model, models[0]) and same_optimizer(model, models[0])
+
+
+# Replaces in the first save of a format 1 folder: the kept best model loses its optimizer.
+CONVERTING_SAVE = [
+    "resume_0004.keras",
+    "models/iter_0004.keras",
+    "buffer_0004.npz",
+    "metadata.json",
+    "models/iter_0002.keras",
+    "latest.keras",
+    "best.keras",
+]
+
+
+@pytest.mark.parametrize("stage", [*range(len(CONVERTING_SAVE) + 1), "model.save"])
+def test_crash_at_any_stage_of_the_converting_save_leaves_a_resumable_folder(
+    tmp_path, models, monkeypatch, stage
+):
+    run = old_layout_run(tmp_path / "run", models)
+    with monkeypatch.context() as patch:
+        if stage == "model.save":
+            crash_at(patch, -1, partial_model=True)
+        elif stage == len(CONVERTING_SAVE):  # everything replaced: crash in the deletions
+            real_unlink = os.unlink
+
+            def unlink(path, *args, **kwargs):
+                if "iter_0003" in str(path):
+                    raise Crash("killed while deleting")
+                return real_unlink(path, *args, **kwargs)
+
+            patch.setattr(os, "unlink", unlink)
+        else:
+            crash_at(patch, stage)
+        with pytest.raises(Crash):
+            run.save(4, models[0], tiny_buffer(10, 400), {"games": 4}, keep=False, is_best=False)
+
+    committed = stage not in ("model.save", 0, 1, 2, 3)
+    model, buffer, metadata = RunDir.open(run.path).load()
+    expected = models[0] if committed else models[2]
+    assert metadata["iteration"] == (4 if committed else 3)
+    assert metadata["format"] == (2 if committed else 1)
+    assert weights_equal(model, expected) and same_optimizer(model, expected)
+    assert buffer.arrays()[2][0] == (400 if committed else 300)
+    assert weights_equal(load_model(run.path), models[1])  # best.keras, old or new
+
+    next_iteration = metadata["iteration"] + 1
+    run.save(next_iteration, models[1], tiny_buffer(4, 500), {}, keep=False, is_best=False)
+    model, _, metadata = run.load()
+    assert weights_equal(model, models[1]) and same_optimizer(model, models[1])
+    assert with_optimizer(run.path) == [f"resume_{next_iteration:04d}.keras"]
+    assert sorted(f"models/{p.name}" for p in (run.path / "models").iterdir()) == [
+        "models/iter_0002.keras",
+        f"models/iter_{next_iteration:04d}.keras",
+    ]
+    assert (run.path / "best.keras").read_bytes() == (run.path / metadata["best"]).read_bytes()
+    assert not list(run.path.rglob(".*"))
+
+
+def test_drop_optimizer_states_converts_an_old_folder_in_place_and_resumes_it_exactly(
+    tmp_path, models
+):
+    run = old_layout_run(tmp_path / "run", models)
+    before, old_sizes = tree(run.path), keras_sizes(run.path)
+    rewritten = run.drop_optimizer_states()
+    assert sorted(rewritten) == sorted(["metadata.json", *OLD_MODELS])
+    metadata = run.read_metadata()
+    assert metadata["format"] == 2 and metadata["resume"] == "resume_0003.keras"
+    # The resume point is the very file the folder resumed from, byte for byte.
+    assert (run.path / "resume_0003.keras").read_bytes() == before["models/iter_0003.keras"]
+    assert with_optimizer(run.path) == ["resume_0003.keras"]
+    sizes = keras_sizes(run.path)
+    assert all(sizes[name] < old_sizes[name] for name in OLD_MODELS)
+    for copy, source in (("latest.keras", "iter_0003"), ("best.keras", "iter_0002")):
+        assert (run.path / copy).read_bytes() == (run.path / f"models/{source}.keras").read_bytes()
+    model, buffer, _ = run.load()
+    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+    assert buffer.arrays()[2][0] == 300
+    # A converted folder is left as it is.
+    converted = tree(run.path)
+    assert run.drop_optimizer_states() == []
+    assert tree(run.path) == converted
+
+
+@pytest.mark.parametrize("stage", range(6))
+def test_a_kill_while_dropping_optimizer_states_leaves_a_resumable_folder(
+    tmp_path, models, monkeypatch, stage
+):
+    """Replaces: the resume copy, metadata.json, the two models, latest.keras, best.keras."""
+    run = old_layout_run(tmp_path / "run", models)
+    with monkeypatch.context() as patch:
+        crash_at(patch, stage)
+        with pytest.raises(Crash):
+            run.drop_optimizer_states()
+    model, _, metadata = run.load()
+    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+    assert metadata["format"] == (1 if stage < 2 else 2)
+    run.drop_optimizer_states()  # again: it finishes the work
+    assert with_optimizer(run.path) == ["resume_0003.keras"]
+    assert not list(run.path.rglob(".*"))
+    model, _, _ = run.load()
+    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+
+
+def test_a_resume_file_without_optimizer_state_is_a_one_line_error(saved_run):
+    resume = saved_run.path / "resume_0001.keras"
+    shutil.copyfile(saved_run.path / "models" / "iter_0001.keras", resume)  # weights only
+    with pytest.raises(CheckpointError) as error:
+        saved_run.load()
+    message = one_line(error)
+    assert str(resume) in message and "no optimizer state" in message
+    saved_run.load(compile=False)  # reading the weights alone needs none
+
+
+def test_slim_run_converts_a_folder_and_refuses_one_being_trained(tmp_path, models, capsys):
+    run = old_layout_run(tmp_path / "run", models)
+    with RunLock(run.path):
+        with pytest.raises(CheckpointError) as error:
+            slim_run(run.path)
+        assert f"process {os.getpid()} is training this run" in one_line(error)
+    assert with_optimizer(run.path) == OLD_MODELS  # untouched
+    assert slim_main([str(run.path)]) == 0
+    assert with_optimizer(run.path) == ["resume_0003.keras"]
+    assert f"{run.path}: metadata.json, " in capsys.readouterr().out
+    assert slim_main([str(tmp_path / "nowhere")]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()

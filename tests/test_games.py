@@ -1099,3 +1099,24 @@ def test_render_draws_a_board_and_repr_names_the_game(name, params, rng):
         text = position.render()
         assert isinstance(text, str) and text.count("\n") >= 2
         assert type(position).__name__ in repr(position)
+
+
+# ------------------------------------------------ what the search asks of a whole batch
+@pytest.mark.parametrize(("name", "params"), config_params())
+def test_ending_moves_are_the_moves_after_which_the_game_is_over(name, params):
+    rng = random.Random(5)
+    for _ in range(20):
+        for position in play_random(make(name, **params), rng):
+            ending = [a for a in position.available_moves if position.sim_move(a).is_over]
+            assert position.ending_moves() == ending
+
+
+@pytest.mark.parametrize(("name", "params"), config_params())
+def test_batch_encoding_and_masks_match_one_position_at_a_time(name, params):
+    rng = random.Random(6)
+    positions = [p for _ in range(5) for p in play_random(make(name, **params), rng)]
+    planes = type(positions[0]).encode_batch(positions)
+    assert planes.dtype == np.float32
+    np.testing.assert_array_equal(planes, np.stack([p.encode() for p in positions]))
+    masks = type(positions[0]).mask_batch(positions)  # finished games included: no moves
+    np.testing.assert_array_equal(masks, np.stack([p.get_mask() for p in positions]))

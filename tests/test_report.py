@@ -74,3 +74,53 @@ def test_several_runs_share_one_correct_moves_panel(tmp_path):
     result = subprocess.run([*command, "-o", str(out)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
+    """``connect4_positions.py --record`` appends a kept model's figures with search, at the
+    CPU hours its run had spent, and the several-run panel draws them beside the raw policy."""
+    from alphazero.config import NetworkConfig
+    from alphazero.games import make
+    from alphazero.network import build_network
+
+    game = make("connect4")
+    run = tmp_path / "run"
+    (run / "models").mkdir(parents=True)
+    net = build_network(game.plane_shape, game.num_actions, NetworkConfig(filters=8, blocks=1))
+    net.save(run / "models" / "iter_0002.keras")
+    lines = [
+        {**record(i, None), "selfplay": {"cpu_seconds": 900.0}, "train_cpu_seconds": 900.0,
+         "connect4_positions": {"policy_correct": 0.5}}
+        for i in (1, 2, 3)
+    ]  # fmt: skip
+    (run / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    script = [sys.executable, "benchmarks/connect4_positions.py", "--sims", "2", "--record"]
+
+    bare = tmp_path / "model.keras"
+    net.save(bare)
+    refused = subprocess.run([*script, "--model", str(bare)], capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+
+    model = run / "models" / "iter_0002.keras"
+    result = subprocess.run([*script, "--model", str(model)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    (measure,) = [json.loads(line) for line in (run / "solved_positions_search.jsonl").open()]
+    assert measure["iteration"] == 2 and measure["cpu_hours"] == 1.0  # 2 x (900 + 900) s
+    assert measure["simulations"] == 2 and 0.0 <= measure["search_correct"] <= 1.0
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "metrics.jsonl").write_text((run / "metrics.jsonl").read_text())
+    pngs = []
+    for name in ("with.png", "without.png"):
+        if name == "without.png":
+            (run / "solved_positions_search.jsonl").unlink()
+        out = tmp_path / name
+        drawn = subprocess.run(
+            [sys.executable, "-m", "alphazero.report", str(run), str(other), "-o", str(out)],
+            capture_output=True,
+            text=True,
+        )
+        assert drawn.returncode == 0, drawn.stderr
+        pngs.append(out.read_bytes())
+    assert pngs[0] != pngs[1]  # the markers and their legend entry are drawn

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import functools
+import gc
+import threading
+import weakref
 
 import numpy as np
 import pytest
 from game_helpers import config_params
 
 from alphazero.games import Connect4, Game, make, value_to_parent
-from alphazero.search import Node, process_policy, run_simulations, symmetric_policy
+from alphazero.search import (
+    Node,
+    detach,
+    process_policy,
+    run_simulations,
+    symmetric_policy,
+)
 
 
 def uniform_policy(num_actions: int):
@@ -406,3 +415,48 @@ def test_sampling_with_a_value_cutoff_skips_moves_valued_well_below_the_most_vis
     cut = picks(0.15)
     assert 0 not in cut
     assert set(cut) == set(range(1, 7))
+
+
+def test_a_dropped_search_tree_is_freed_by_reference_counting_alone():
+    # A tree holds no reference cycle (mothers are weak references), so the search can keep
+    # the garbage collector's full collections rare without keeping garbage.
+    root = search(make("connect4"), simulations=100)
+    deep = root
+    while deep.children:
+        deep = max(deep.children.values(), key=lambda c: c.N)
+    leaf, child = weakref.ref(deep), weakref.ref(next(iter(root.children.values())))
+    gc.disable()
+    try:
+        del root, deep
+        assert leaf() is None and child() is None
+    finally:
+        gc.enable()
+
+
+def test_full_collections_are_rare_during_searches_in_threads_and_restored_after():
+    before = gc.get_threshold()
+    seen = []
+
+    def policy(planes):
+        seen.append(gc.get_threshold())
+        return np.zeros((len(planes), 7)), np.zeros(len(planes))
+
+    def run():
+        run_simulations([Node(make("connect4")) for _ in range(4)], policy, 30, 1.5)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen and all(t[2] >= 1000 for t in seen)
+    assert gc.get_threshold() == before
+
+
+def test_a_chosen_child_never_visited_keeps_its_position_once_detached():
+    root = Node(make("connect4"))
+    run_simulations([root], uniform_policy(7), 3, 1.5)  # the root and 2 of its 7 children
+    unvisited = next(c for c in root.children.values() if c.N == 0)
+    detached = detach(root, unvisited, np.zeros(7))
+    assert detached.node.mother is None
+    assert detached.node.game == make("connect4").sim_move(detached.action)

@@ -31,6 +31,7 @@ def test_shipped_run_is_complete_and_records_its_cost(folder):
     assert metadata["games"] > 0 and metadata["timings"]["cpu_seconds"] > 0
     assert metadata["game"] == {"name": config.game.name, "params": dict(config.game.params)}
     named = [metadata["model"], metadata["best"], metadata["buffer"], *metadata["kept_models"]]
+    named += [metadata["resume"]] if "resume" in metadata else []  # format 2: the resume point
     for name in named:
         assert (folder / name).is_file(), name  # everything --resume needs is there
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import keras
 import numpy as np
 import pytest
 import yaml
@@ -42,17 +44,23 @@ def weights(model) -> list[np.ndarray]:
     return [np.array(w) for w in model.get_weights()]
 
 
-def test_resuming_gives_the_same_state_as_not_stopping(tmp_path):
-    config = tiny_config(iterations=4)
-    train(config, tmp_path / "straight", progress=False)
-    # Stop after the buffer (500 positions, ~380 a iteration) has wrapped around.
-    train(config, tmp_path / "stopped", progress=False, max_iterations=2)
-    _, wrapped, _ = RunDir.open(tmp_path / "stopped").load()
-    assert wrapped.total_added > wrapped.capacity
-    train(config, tmp_path / "stopped", resume=True, progress=False)
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory) -> Path:
+    """A run of 4 iterations that never stopped, for resumed runs to be compared with."""
+    path = tmp_path_factory.mktemp("straight") / "run"
+    train(tiny_config(iterations=4), path, progress=False)
+    return path
 
-    model_a, buffer_a, meta_a = RunDir.open(tmp_path / "straight").load()
-    model_b, buffer_b, meta_b = RunDir.open(tmp_path / "stopped").load()
+
+def optimizer_variables(model) -> list[np.ndarray]:
+    return [np.array(v) for v in model.optimizer.variables]
+
+
+def assert_same_as_straight(straight: Path, resumed: Path) -> None:
+    """Model weights, optimizer state (step count and moments), buffer, counters and random
+    state of the two runs' checkpoints are identical."""
+    model_a, buffer_a, meta_a = RunDir.open(straight).load()
+    model_b, buffer_b, meta_b = RunDir.open(resumed).load()
     for a, b in zip(weights(model_a), weights(model_b), strict=True):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(buffer_a.arrays(), buffer_b.arrays(), strict=True):
@@ -60,10 +68,72 @@ def test_resuming_gives_the_same_state_as_not_stopping(tmp_path):
     assert meta_a["rng"] == meta_b["rng"]
     for key in ("iteration", "games", "positions", "train_steps"):
         assert meta_a[key] == meta_b[key]
-    opt_a = [np.array(v) for v in model_a.optimizer.variables]
-    opt_b = [np.array(v) for v in model_b.optimizer.variables]
+    assert int(model_b.optimizer.iterations.numpy()) == meta_b["train_steps"] > 0
+    opt_a, opt_b = optimizer_variables(model_a), optimizer_variables(model_b)
+    assert len(opt_a) == len(opt_b) > 1
     for a, b in zip(opt_a, opt_b, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def with_optimizer(run: Path) -> list[str]:
+    """The model files of ``run`` that Keras loads with an optimizer, relative names."""
+    found = []
+    for file in sorted(run.rglob("*.keras")):
+        if getattr(keras.models.load_model(file), "optimizer", None) is not None:
+            found.append(file.relative_to(run).as_posix())
+    return found
+
+
+def as_format_1(run: Path) -> None:
+    """Give a run whose last model is kept and the best the layout format 1 left: that
+    model, latest.keras and best.keras all hold the optimizer (the resume file's bytes), and
+    the metadata names no resume file."""
+    meta = json.loads((run / "metadata.json").read_text())
+    resume = run / meta.pop("resume")
+    assert meta["best"] == meta["model"] == meta["kept_models"][-1]
+    for name in (meta["model"], "latest.keras", "best.keras"):
+        shutil.copyfile(resume, run / name)
+    resume.unlink()
+    (run / "metadata.json").write_text(json.dumps({**meta, "format": 1}, indent=2))
+
+
+def test_resuming_gives_the_same_state_as_not_stopping(tmp_path, straight):
+    config = tiny_config(iterations=4)
+    # Stop after the buffer (500 positions, ~380 a iteration) has wrapped around.
+    train(config, tmp_path / "stopped", progress=False, max_iterations=2)
+    _, wrapped, _ = RunDir.open(tmp_path / "stopped").load()
+    assert wrapped.total_added > wrapped.capacity
+    train(config, tmp_path / "stopped", resume=True, progress=False)
+    assert_same_as_straight(straight, tmp_path / "stopped")
+
+
+def test_resume_keeps_adam_state_with_weights_only_latest(tmp_path, straight):
+    run = tmp_path / "stopped"
+    train(tiny_config(iterations=4), run, progress=False, max_iterations=2)
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["resume"] == "resume_0002.keras"
+    assert with_optimizer(run) == ["resume_0002.keras"]
+    resume_size = (run / "resume_0002.keras").stat().st_size
+    for name in ("latest.keras", "best.keras", "models/iter_0002.keras"):  # iteration 2 is kept
+        assert (run / name).stat().st_size < resume_size, name
+    model, _, _ = RunDir.open(run).load()
+    assert int(model.optimizer.iterations.numpy()) == meta["train_steps"] == 8
+    train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    assert_same_as_straight(straight, run)
+    assert with_optimizer(run) == ["resume_0004.keras"]
+
+
+def test_an_old_layout_run_resumes_exactly_and_its_next_save_converts_it(tmp_path, straight):
+    run = tmp_path / "stopped"
+    train(tiny_config(iterations=4), run, progress=False, max_iterations=2)
+    as_format_1(run)
+    assert with_optimizer(run) == ["best.keras", "latest.keras", "models/iter_0002.keras"]
+    train(None, run, resume=True, progress=False, max_iterations=1)  # type: ignore[arg-type]
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["format"] == 2 and meta["iteration"] == 3
+    assert with_optimizer(run) == ["resume_0003.keras"]  # the kept model lost its optimizer
+    train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    assert_same_as_straight(straight, run)
 
 
 def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
@@ -78,6 +148,7 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
         "iter_0004.keras",
     ]
     assert (run / "latest.keras").exists() and (run / "best.keras").exists()
+    assert meta["resume"] == "resume_0004.keras" and (run / "resume_0004.keras").exists()
     lines = (run / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
     assert "policy_loss" in json.loads(lines[-1])["train"]
@@ -217,13 +288,18 @@ def test_resume_without_a_checkpoint_is_a_one_line_error(tmp_path):
 
 
 def test_truncated_checkpoint_is_a_one_line_error(tmp_path):
-    train(tiny_config(iterations=1), tmp_path / "run", progress=False)
-    model = tmp_path / "run" / "models" / "iter_0001.keras"
-    model.write_bytes(model.read_bytes()[:200])
+    train(tiny_config(iterations=2), tmp_path / "run", progress=False, max_iterations=1)
+    resume = tmp_path / "run" / "resume_0001.keras"
+    resume.write_bytes(resume.read_bytes()[:200])
     result = run_cli("--resume", "--run-dir", str(tmp_path / "run"))
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
-    assert "iter_0001.keras" in result.stderr
+    assert str(resume) in result.stderr
+    resume.unlink()
+    result = run_cli("--resume", "--run-dir", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert f"{resume}: no such model file" in result.stderr
 
 
 def _write_config(tmp_path: Path, **overrides) -> Path:
@@ -251,6 +327,34 @@ def test_sigkill_at_any_moment_leaves_a_resumable_run(tmp_path):
     assert meta["iteration"] >= 1
     assert len(buffer) > 0
     assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
+
+
+def test_sigkill_while_an_old_layout_run_converts_leaves_it_resumable(tmp_path):
+    """Kills aimed at the saves of a format 1 folder, the first of which converts it."""
+    run = tmp_path / "run"
+    config = tiny_config(iterations=50, checkpoint={"keep_every": 1})
+    train(config, run, progress=False, max_iterations=2)
+    as_format_1(run)
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    command = [sys.executable, str(ROOT / "train.py"), "--quiet", "--run-dir", str(run)]
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        before = {p.name for p in run.iterdir()}
+        process = subprocess.Popen([*command, "--resume"], env=env, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        # Until the save starts: its first file is the resume file (under a temporary name).
+        while time.monotonic() < deadline and process.poll() is None:
+            if any("resume_" in p.name and p.name not in before for p in run.iterdir()):
+                break
+            time.sleep(0.01)
+        time.sleep(float(rng.uniform(0.0, 0.4)))  # somewhere inside the save
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    _, buffer, meta = RunDir.open(run).load()
+    assert meta["iteration"] >= 2 and len(buffer) > 0
+    assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["format"] == 2 and with_optimizer(run) == [meta["resume"]]
 
 
 @pytest.mark.parametrize("sigint_ignored", [False, True])

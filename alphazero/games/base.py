@@ -202,6 +202,37 @@ class Game(ABC):
         mask[self.available_moves] = True
         return mask
 
+    # The search evaluates a batch of positions per step, and these ask the game for the whole
+    # batch at once: games whose positions are bitboards answer with a few array operations
+    # where one position at a time costs several NumPy calls each.
+    @classmethod
+    def encode_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        """``encode()`` of every position of ``games`` (all of one board), stacked:
+        ``[B, H, W, C]`` float32, each from the point of view of its own mover."""
+        return np.stack([game.encode() for game in games])
+
+    @classmethod
+    def mask_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        """``get_mask()`` of every position of ``games``, stacked: ``[B, num_actions]``."""
+        mask = np.zeros((len(games), games[0].num_actions), dtype=bool)
+        for row, game in zip(mask, games, strict=True):
+            row[game.available_moves] = True
+        return mask
+
+    def ending_moves(self) -> list[int]:
+        """The legal moves that end the game at once (a win, a loss or the last move of a
+        draw), in increasing order: the search proves them as it expands the position.
+
+        This plays every move to see; games override it with a test that plays none.
+        """
+        ending = []
+        for action in self.available_moves:
+            after = self.copy()
+            after._apply(action)
+            if after.score is not None:
+                ending.append(action)
+        return ending
+
     def sim_move(self, action: int) -> Self:
         """The position after ``action``; ``self`` is left untouched.
 
@@ -292,6 +323,15 @@ def value_to_parent(value: float, child: Game, parent: Game) -> float:
     The sign flips only where the player to move changes, so a Dots and Boxes extra turn keeps it.
     """
     return value if child.player == parent.player else -value
+
+
+def bit_rows(boards: Sequence[int], count: int) -> np.ndarray:
+    """Bits ``0..count - 1`` of each of the ints ``boards`` (bitboards): ``[B, count]`` uint8
+    0 / 1, bit ``i`` of board ``b`` at ``[b, i]``; one NumPy call for the whole batch."""
+    nbytes = (count + 7) // 8
+    raw = np.frombuffer(b"".join(b.to_bytes(nbytes, "little") for b in boards), np.uint8)
+    bits = np.unpackbits(raw.reshape(len(boards), nbytes), axis=1, bitorder="little")
+    return bits[:, :count]
 
 
 # ------------------------------------------------------------------- symmetry helpers

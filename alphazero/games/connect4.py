@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, ClassVar, Self
 
@@ -30,6 +31,9 @@ class _Connect4Rules:
         self.bottom = tuple(1 << (c * stride) for c in range(cols))
         self.top = tuple(1 << (c * stride + rows - 1) for c in range(cols))
         self.column = tuple(((1 << rows) - 1) << (c * stride) for c in range(cols))
+        self.bottoms = sum(self.bottom)
+        """Every column's bottom bit: ``(mask + bottoms) & full`` is the next free cell of
+        every column that has one."""
         # The playout draws random bytes; bytes past the largest multiple of `cols` map to a
         # phantom column `cols` that is always full, so every real column stays equally likely.
         accepted = 256 - 256 % cols
@@ -88,6 +92,22 @@ class Connect4(Game):
 
     def is_legal(self, action: int) -> bool:
         return self.score is None and not self._mask & self._rules.top[action]
+
+    def ending_moves(self) -> list[int]:
+        if self.score is not None:
+            return []
+        rules = self._rules
+        mask = self._mask
+        playable = (mask + rules.bottoms) & rules.lines.full
+        if mask | playable == rules.lines.full and not playable & (playable - 1):
+            return [self._column_of(playable)]  # the last free cell: it ends the game
+        mover = self._first if self.player == 1 else mask ^ self._first
+        if mover.bit_count() < rules.n_in_row - 1:  # too few stones for a line
+            return []
+        return [self._column_of(bit) for bit in rules.lines.winning_cells(mover, playable)]
+
+    def _column_of(self, bit: int) -> int:
+        return (bit.bit_length() - 1) // self._rules.lines.stride
 
     def illegal_reason(self, action: int) -> str:
         return f"{self.name}: column {action + 1} is full"
@@ -255,6 +275,26 @@ class Connect4(Game):
         planes[:, :, 0] = lines.to_array(mine).T[::-1]  # [cols, rows] -> row 0 on top
         planes[:, :, 1] = lines.to_array(theirs).T[::-1]
         return planes
+
+    @classmethod
+    def encode_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        lines = games[0]._rules.lines
+        boards = []
+        for game in games:  # the mover's stones, then the opponent's
+            first, second = game._first, game._mask ^ game._first
+            boards += (first, second) if game.player == 1 else (second, first)
+        stones = lines.to_arrays(boards)  # [2B, cols, rows], row 0 at the bottom
+        stones = stones.reshape(len(games), 2, lines.major, lines.minor)
+        planes = np.ones((len(games), lines.minor, lines.major, 3), dtype=np.float32)
+        planes[..., :2] = stones.transpose(0, 3, 2, 1)[:, ::-1]  # row 0 on top, planes last
+        return planes
+
+    @classmethod
+    def mask_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        rules = games[0]._rules
+        full_columns = rules.lines.to_arrays([game._mask for game in games])[:, :, -1]
+        going_on = np.array([game.score is None for game in games])
+        return ~full_columns & going_on[:, None]
 
     def symmetries(
         self, planes: np.ndarray, policy: np.ndarray

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, ClassVar, Self
 
@@ -26,6 +27,7 @@ from .base import (
     MoveParseError,
     Moves,
     apply_symmetries,
+    bit_rows,
     check_param,
     grid_policy_permutations,
 )
@@ -147,6 +149,12 @@ class DotsAndBoxes(Game):
 
     def illegal_reason(self, action: int) -> str:
         return f"{self.name}: edge {self.format_move(action)} is already drawn"
+
+    def ending_moves(self) -> list[int]:
+        free = self._rules.all_edges & ~self._edges
+        if self.score is not None or free & (free - 1):
+            return []
+        return [free.bit_length() - 1]  # the last edge ends the game
 
     def copy(self) -> Self:
         new = object.__new__(type(self))
@@ -361,6 +369,22 @@ class DotsAndBoxes(Game):
         planes[:, :, 0] = edges
         planes[:, :, 1] = boxes == 1
         planes[:, :, 2] = boxes == -1
+        return planes
+
+    @classmethod
+    def encode_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        rules = games[0]._rules
+        rows, cols = rules.rows, rules.cols
+        boxes = []
+        for game in games:  # the mover's boxes, then the opponent's
+            first, second = game._boxes_first, game._boxes_second
+            boxes += (first, second) if game.player == 1 else (second, first)
+        owned = bit_rows(boxes, rows * cols).reshape(len(games), 2, rows, cols)
+        planes = np.zeros((len(games), 2 * rows + 1, 2 * cols + 1, 4), dtype=np.float32)
+        edge_rows, edge_cols = rules.edge_index
+        planes[:, edge_rows, edge_cols, 0] = bit_rows([g._edges for g in games], rules.num_actions)
+        planes[:, 1::2, 1::2, 1:3] = owned.transpose(0, 2, 3, 1)
+        planes[..., 3] = 1.0
         return planes
 
     def symmetries(

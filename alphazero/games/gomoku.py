@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from functools import cache, cached_property
 from typing import Any, ClassVar, Self
 
@@ -118,6 +119,22 @@ class Gomoku(Game):
 
     def illegal_reason(self, action: int) -> str:
         return f"{self.name}: {self.format_move(action)} is already taken"
+
+    def ending_moves(self) -> list[int]:
+        if self.score is not None:
+            return []
+        rules = self._rules
+        empty = rules.lines.full & ~(self._first | self._second)
+        if not empty & (empty - 1):  # the last empty point: it ends the game
+            return [self._action_of(empty)]
+        mover = self._first if self.player == 1 else self._second
+        if mover.bit_count() < rules.n_in_row - 1:  # too few stones for a line
+            return []
+        return [self._action_of(bit) for bit in rules.lines.winning_cells(mover, empty)]
+
+    def _action_of(self, bit: int) -> int:
+        row, col = divmod(bit.bit_length() - 1, self._rules.lines.stride)
+        return row * self._rules.size + col
 
     def copy(self) -> Self:
         new = object.__new__(type(self))
@@ -291,6 +308,18 @@ class Gomoku(Game):
         planes = np.ones((self.size, self.size, 3), dtype=np.float32)
         planes[:, :, 0] = lines.to_array(mine)
         planes[:, :, 1] = lines.to_array(theirs)
+        return planes
+
+    @classmethod
+    def encode_batch(cls, games: Sequence[Self]) -> np.ndarray:
+        lines = games[0]._rules.lines
+        boards = []
+        for game in games:  # the mover's stones, then the opponent's
+            first, second = game._first, game._second
+            boards += (first, second) if game.player == 1 else (second, first)
+        stones = lines.to_arrays(boards).reshape(len(games), 2, lines.major, lines.minor)
+        planes = np.ones((len(games), lines.major, lines.minor, 3), dtype=np.float32)
+        planes[..., :2] = stones.transpose(0, 2, 3, 1)
         return planes
 
     def symmetries(

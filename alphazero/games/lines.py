@@ -9,11 +9,13 @@ Connect Four lays columns there, so that a column is a run of consecutive bits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+
+from .base import bit_rows
 
 MARKS_HELP = (
     "The last stone is drawn in (parentheses), and the line that wins, once there is one, "
@@ -120,6 +122,28 @@ class LineBoard:
         raw = np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8)
         bits = np.unpackbits(raw, bitorder="little")[: self.major * self.stride]
         return bits.reshape(self.major, self.stride)[:, : self.minor].astype(bool)
+
+    def to_arrays(self, boards: Sequence[int]) -> np.ndarray:
+        """Many bitboards as one bool array ``[B, major, minor]`` (``to_array`` of each)."""
+        bits = bit_rows(boards, self.major * self.stride)
+        return bits.reshape(len(boards), self.major, self.stride)[:, :, : self.minor].astype(bool)
+
+    def winning_cells(self, stones: int, empty: int) -> list[int]:
+        """The bits of ``empty`` that would give ``stones`` a line, lowest first.
+
+        Only a point next to a stone can complete a line (the line's next point is one), so
+        only those are tried.
+        """
+        stride = self.stride
+        row = stones | stones << 1 | stones >> 1
+        near = (row | row << stride | row >> stride) & empty
+        cells = []
+        while near:
+            bit = near & -near
+            if self.line_test(stones | bit):
+                cells.append(bit)
+            near ^= bit
+        return cells
 
 
 def line_through(board: np.ndarray, row: int, col: int, n_in_row: int) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from .collector import rare_full_collections
 from .node import (
     Node,
     add_dirichlet_noise,
@@ -91,39 +92,41 @@ def search_step(
     already (a subtree kept from the last move), else as it is expanded; its ``id`` then
     leaves the set.
     ``selector`` walks each tree instead of PUCT's ``select`` (which the virtual loss is for).
+    The garbage collector's full collections are rare meanwhile (``collector.py``).
     """
-    loss = virtual_loss if leaves_per_tree > 1 else 0.0
-    if selector is not None:
-        loss = 0.0
-    paths: list[list[Node]] = []
-    pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
-    for i, root in enumerate(roots):
-        _add_noise_if_due(root, noise, noise_due)
-        for _ in range(min(leaves_per_tree, remaining[i])):
-            path = selector(root) if selector is not None else select(root, c_puct, loss)
+    with rare_full_collections:
+        loss = virtual_loss if leaves_per_tree > 1 else 0.0
+        if selector is not None:
+            loss = 0.0
+        paths: list[list[Node]] = []
+        pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
+        for i, root in enumerate(roots):
+            _add_noise_if_due(root, noise, noise_due)
+            for _ in range(min(leaves_per_tree, remaining[i])):
+                path = selector(root) if selector is not None else select(root, c_puct, loss)
+                leaf = path[-1]
+                if needs_evaluation(leaf):
+                    if id(leaf) in pending:  # picked twice: give the simulation back
+                        revert(path, loss)
+                        break
+                    pending[id(leaf)] = leaf
+                paths.append(path)
+                remaining[i] -= 1
+        values: dict[int, float] = {}
+        if pending:
+            leaves = list(pending.values())
+            priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
+            for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
+                expand(leaf, prior, float(value))
+                if leaf.mother is None:
+                    _add_noise_if_due(leaf, noise, noise_due)
+                values[id(leaf)] = float(value)
+        for path in paths:
             leaf = path[-1]
-            if needs_evaluation(leaf):
-                if id(leaf) in pending:  # picked twice: give the simulation back
-                    revert(path, loss)
-                    break
-                pending[id(leaf)] = leaf
-            paths.append(path)
-            remaining[i] -= 1
-    values: dict[int, float] = {}
-    if pending:
-        leaves = list(pending.values())
-        priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
-        for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
-            expand(leaf, prior, float(value))
-            if leaf.mother is None:
-                _add_noise_if_due(leaf, noise, noise_due)
-            values[id(leaf)] = float(value)
-    for path in paths:
-        leaf = path[-1]
-        # A proof found on expansion beats the network's estimate.
-        value = leaf.solved if leaf.solved is not None else values[id(leaf)]
-        backup(path, value, loss)
-    return 1 if pending else 0
+            # A proof found on expansion beats the network's estimate.
+            value = leaf.solved if leaf.solved is not None else values[id(leaf)]
+            backup(path, value, loss)
+        return 1 if pending else 0
 
 
 def _add_noise_if_due(root: Node, noise: tuple[Any, ...] | None, due: set[int] | None) -> None:

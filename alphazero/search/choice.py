@@ -103,5 +103,6 @@ def detach(root: Node, chosen: Node, policy: np.ndarray, value: float | None = N
     """Make ``chosen`` a root of its own (its subtree kept, the rest released); ``value``
     defaults to ``root.search_value()``."""
     value = root.search_value() if value is None else value
+    chosen.game  # noqa: B018 (made now if it was not: it is made from the mother's position)
     chosen.mother = None
     return Choice(chosen, chosen.action, value, policy)  # type: ignore[arg-type]

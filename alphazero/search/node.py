@@ -25,6 +25,7 @@ carries the leaf's value to the root.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -48,9 +49,10 @@ class Node:
         "V",
         "W",
         "action",
+        "__weakref__",
+        "_game",
+        "_mother",
         "children",
-        "game",
-        "mother",
         "outcome",
         "plies",
         "prob",
@@ -59,10 +61,14 @@ class Node:
     )  # fmt: skip
 
     def __init__(
-        self, game: Game, mother: Node | None = None, prob: float = 1.0, action: int | None = None
+        self,
+        game: Game | None,
+        mother: Node | None = None,
+        prob: float = 1.0,
+        action: int | None = None,
     ) -> None:
-        self.game = game
-        self.mother = mother
+        self._game = game
+        self._mother = None if mother is None else weakref.ref(mother)
         self.children: dict[int, Node] = {}
         self.action = action
         self.prob = prob
@@ -75,11 +81,40 @@ class Node:
         self.plies: int | None = None
         self.raw_value: float | None = None
         """The network's value of this position for its own mover, once expanded."""
-        if game.score is not None:
+        if game is not None and game.score is not None:
             self.solved = game.value_for_mover()
             self.plies = 0
             if mother is not None:
                 self.outcome = _to_chooser(self.solved, self)
+
+    @property
+    def mother(self) -> Node | None:
+        """The node whose move led here; ``None`` at a root.
+
+        Held by a weak reference, so that a tree holds no reference cycle: a tree the caller
+        drops is freed at once, without the garbage collector (which the batched search
+        calls on less often, ``batched.rare_full_collections``). A node outlives its mother
+        only if held from outside its tree, and then its mother reads ``None``.
+        """
+        mother = self._mother
+        return None if mother is None else mother()
+
+    @mother.setter
+    def mother(self, mother: Node | None) -> None:
+        self._mother = None if mother is None else weakref.ref(mother)
+
+    @property
+    def game(self) -> Game:
+        """The position. ``expand`` leaves a child's to be made from its mother's when first
+        asked for (most children are never visited), unless its move ends the game."""
+        game = self._game
+        if game is None:
+            mother = self.mother
+            assert mother is not None and self.action is not None, "a root needs its position"
+            game = mother.game.copy()
+            game._apply(self.action)
+            self._game = game
+        return game
 
     # ------------------------------------------------------------- write-up API
     def explore(self, policy: Policy, c_puct: float = 1.5) -> None:
@@ -203,16 +238,20 @@ def expand(node: Node, priors: np.ndarray, value: float | None = None) -> None:
 
     ``priors`` is ``[num_actions]``, already masked and normalised; ``value`` is the
     network's value of ``node`` for its mover, kept as ``raw_value`` (Gumbel's mixed value).
-    Children get their position now, so a move that ends the game is known at once: a win in
-    one is proven on the spot, and so is a node whose every move loses.
+    The children whose move ends the game get their position now, so a win in one is proven
+    on the spot, and so is a node whose every move loses; the others get theirs when first
+    visited (``Node.game``), as most never are.
     """
     game = node.game
     node.raw_value = value
+    ending = game.ending_moves()
+    children = node.children
+    probs = priors.tolist()  # Python floats: indexing an array costs more than a list
     for action in game.available_moves:
-        child_game = game.copy()
-        child_game._apply(action)
-        node.children[action] = Node(child_game, node, float(priors[action]), action)
-    update_proven(node)
+        child_game = game.sim_move(action) if action in ending else None
+        children[action] = Node(child_game, node, probs[action], action)
+    if ending:  # without a finished child nothing can be proven here yet
+        update_proven(node)
 
 
 def update_proven(node: Node | None) -> None:
@@ -245,10 +284,13 @@ def backup(path: list[Node], value: float, virtual_loss: float = 0.0) -> None:
     Visits were counted by ``select``; here each node's ``W`` gets the value from its
     chooser's point of view, plus the virtual loss it was holding.
     """
-    for node in reversed(path[1:]):
-        value = _to_chooser(value, node)  # now for the player to move at node.mother
+    game = path[-1].game
+    for i in range(len(path) - 1, 0, -1):
+        node, mother_game = path[i], path[i - 1].game
+        value = value_to_parent(value, game, mother_game)  # now for the mother's mover
         node.W += value + virtual_loss
         node.V = node.W / node.N
+        game = mother_game
 
 
 def revert(path: list[Node], virtual_loss: float = 0.0) -> None:

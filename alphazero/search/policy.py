@@ -24,10 +24,10 @@ def process_policies(policy: Policy, games: Sequence[Game]) -> tuple[np.ndarray,
     Returns move probabilities ``[B, num_actions]`` (illegal moves 0, each row summing to 1)
     and values ``[B]``, each for its game's player to move.
     """
-    planes = np.stack([game.encode() for game in games])
+    planes = games[0].encode_batch(games)
     logits, values = policy(planes)
     logits = np.asarray(logits, dtype=np.float64)[: len(games)]
-    mask = np.stack([game.get_mask() for game in games])
+    mask = games[0].mask_batch(games)
     logits = np.where(mask, logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
     probs = np.exp(logits)

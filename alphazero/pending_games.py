@@ -1,0 +1,115 @@
+"""The finished self-play games of an interrupted iteration, as ``pending_selfplay.npz`` holds
+them: plain arrays and a JSON header, no pickle."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .replay_buffer import _one_line
+from .run_errors import CheckpointError
+
+PENDING_FORMAT = 1
+"""Version of the kept games' file written by this module."""
+
+
+def json_default(value: Any) -> Any:
+    """Let JSON (``metadata.json``, the kept games' header) hold numpy scalars and arrays (e.g.
+    an RNG state, a float32 loss)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return value.as_posix()
+    raise TypeError(f"metadata value of type {type(value).__name__} is not JSON serializable")
+
+
+@dataclass
+class PendingGames:
+    """The finished self-play games of iteration ``iteration``, kept when Ctrl-C stopped it
+    before its checkpoint, so that ``--resume`` plays only the games still missing."""
+
+    iteration: int
+    planes: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+    stats: dict[str, Any]
+    """``SelfPlayStats.to_dict()`` of these games."""
+    rng: dict[str, Any]
+    """The training generator's state after these games: the rest of the iteration draws
+    from there (the checkpoint's state would replay these games' own draws)."""
+    complete: bool
+    """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
+    evaluation): the resumed iteration then goes on exactly as it would have."""
+
+    @property
+    def games(self) -> int:
+        return int(self.stats.get("games", 0))
+
+
+def pending_bytes(pending: PendingGames) -> bytes:
+    info = {
+        "format": PENDING_FORMAT,
+        "iteration": pending.iteration,
+        "stats": pending.stats,
+        "rng": pending.rng,
+        "complete": pending.complete,
+    }
+    text = json.dumps(info, default=json_default)
+    data = io.BytesIO()
+    np.savez_compressed(
+        data,
+        info=np.frombuffer(text.encode("utf-8"), dtype=np.uint8),  # no pickle, no object array
+        planes=pending.planes,
+        policies=pending.policies,
+        values=pending.values,
+    )
+    return data.getvalue()
+
+
+def read_pending(file: Path) -> PendingGames:
+    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``."""
+
+    def fail(what: str) -> CheckpointError:
+        return CheckpointError(
+            f"{file}: {what} (the kept games of an interrupted iteration; remove the file to "
+            f"play them again)"
+        )
+
+    # np.load takes other bytes for a pickle, and refuses them with advice to unpickle.
+    if not zipfile.is_zipfile(file):
+        raise fail("not a pending games file (not an .npz archive)")
+    try:
+        with np.load(file, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in ("info", "planes", "policies", "values")}
+        info = json.loads(arrays["info"].tobytes().decode("utf-8"))
+        if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
+            raise fail(f"not a pending games file of format {PENDING_FORMAT}")
+        pending = PendingGames(
+            iteration=int(info["iteration"]),
+            planes=arrays["planes"],
+            policies=arrays["policies"],
+            values=arrays["values"],
+            stats=dict(info["stats"]),
+            rng=dict(info["rng"]),
+            complete=bool(info["complete"]),
+        )
+    except CheckpointError:
+        raise
+    except ValueError as error:
+        if "pickle" in str(error):  # an object array: the same advice, in other words
+            raise fail("not a pending games file (it holds Python objects)") from None
+        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+    except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
+        raise fail(f"truncated or corrupt ({_one_line(error)})") from None
+    n = len(pending.values)
+    if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
+        raise fail("its arrays disagree in length")
+    return pending

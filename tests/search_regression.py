@@ -1,0 +1,166 @@
+"""Fixed-seed searches whose every visit count is recorded, to hold the search to its results.
+
+``tests/test_search_regression.py`` replays these cases and compares them with
+``tests/search_regression.json``, which was written by running this module on the search as
+it was before its Python was made cheaper (``python tests/search_regression.py`` rewrites
+it: only do that for a change meant to alter the search's results).
+
+The policy is a small fixed linear "network" whose weights are multiples of 1/8, so its
+logits are exact sums of the 0/1 planes whatever the batch: the results depend on the search
+alone, never on how positions were grouped into network calls.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from alphazero.games import Game, make
+from alphazero.search import (
+    GumbelParams,
+    Node,
+    Policy,
+    gumbel_choice,
+    gumbel_search,
+    reroot,
+    run_simulations,
+)
+
+FIXTURE = Path(__file__).with_name("search_regression.json")
+
+
+def linear_policy(game: Game, seed: int = 0) -> Policy:
+    """Logits ``planes @ W`` and values ``tanh(planes @ w / 4)``, with ``W`` and ``w`` in
+    eighths: exact in float64 for 0/1 planes, so the same position gets the same answer in
+    any batch."""
+    size = int(np.prod(game.encode().shape))
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(-8, 9, (size, game.num_actions)) / 8.0
+    value_weights = rng.integers(-4, 5, size) / 8.0
+
+    def policy(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.asarray(planes, dtype=np.float64).reshape(len(planes), -1)
+        return flat @ weights, np.tanh(flat @ value_weights / 4.0)
+
+    return policy
+
+
+def _visits(node: Node) -> list[int]:
+    visits = [0] * node.game.num_actions
+    for action, child in node.children.items():
+        visits[action] = child.N
+    return visits
+
+
+def _record(root: Node, action: int, value: float, policy: np.ndarray) -> dict[str, Any]:
+    return {
+        "visits": _visits(root),
+        "solved": root.solved,
+        "action": action,
+        "value": value,
+        "policy": [float(p) for p in policy],
+    }
+
+
+def puct_games(
+    name: str, params: dict[str, int], games: int, simulations: int, leaves_per_tree: int
+) -> list[list[dict[str, Any]]]:
+    """``games`` whole games searched together with PUCT (root noise, subtrees kept, moves
+    sampled in proportion to visits): per game, per move, what the search found."""
+    rng = np.random.default_rng(1)
+    policy = linear_policy(make(name, **params))
+    roots = [Node(make(name, **params)) for _ in range(games)]
+    for i, root in enumerate(roots):  # different openings
+        roots[i] = Node(root.game.sim_move(root.game.available_moves[i % 3]))
+    records: list[list[dict[str, Any]]] = [[] for _ in range(games)]
+    alive = list(range(games))
+    while roots:
+        run_simulations(
+            roots,
+            policy,
+            simulations,
+            1.5,
+            leaves_per_tree=leaves_per_tree,
+            noise=(1.0, 0.25, rng),
+        )
+        next_roots, next_alive = [], []
+        for i, root in zip(alive, roots, strict=True):
+            choice = root.next(1.0, rng)
+            records[i].append(_record(root, choice.action, choice.value, choice.policy))
+            if choice.node.game.score is None:
+                next_roots.append(choice.node)
+                next_alive.append(i)
+        roots, alive = next_roots, next_alive
+    return records
+
+
+def gumbel_games(
+    name: str, params: dict[str, int], games: int, simulations: int
+) -> list[list[dict[str, Any]]]:
+    """``games`` whole games searched together with Gumbel search, as self-play does it
+    (each move from a rerooted tree, sampled with Gumbel noise on even moves)."""
+    rng = np.random.default_rng(2)
+    policy = linear_policy(make(name, **params))
+    params_ = GumbelParams()
+    nodes = [Node(make(name, **params)) for _ in range(games)]
+    records: list[list[dict[str, Any]]] = [[] for _ in range(games)]
+    alive = list(range(games))
+    move = 0
+    while alive:
+        nodes = [reroot(node) for node in nodes]
+        roots = gumbel_search(nodes, policy, simulations, params_, rng if move % 2 == 0 else None)
+        next_nodes, next_alive = [], []
+        for i, root in zip(alive, roots, strict=True):
+            choice = gumbel_choice(root)
+            records[i].append(_record(root.node, choice.action, choice.value, choice.policy))
+            if choice.node.game.score is None:
+                next_nodes.append(choice.node)
+                next_alive.append(i)
+        nodes, alive = next_nodes, next_alive
+        move += 1
+    return records
+
+
+def explore_game(name: str, params: dict[str, int], simulations: int) -> list[dict[str, Any]]:
+    """One game searched with ``Node.explore``, one leaf at a time, moves taken greedily."""
+    rng = np.random.default_rng(3)
+    policy = linear_policy(make(name, **params))
+    root = Node(make(name, **params))
+    moves = []
+    while root.game.score is None:
+        for _ in range(simulations):
+            root.explore(policy)
+        choice = root.next(0.0, rng)
+        moves.append(_record(root, choice.action, choice.value, choice.policy))
+        root = choice.node
+    return moves
+
+
+CASES: dict[str, Callable[[], Any]] = {
+    "connect4 puct": lambda: puct_games("connect4", {}, 4, 200, 1),
+    "connect4 puct 4 leaves": lambda: puct_games("connect4", {}, 3, 100, 4),
+    "connect4 gumbel": lambda: gumbel_games("connect4", {}, 4, 32),
+    "connect4 explore": lambda: explore_game("connect4", {}, 50),
+    "dots_and_boxes puct": lambda: puct_games("dots_and_boxes", {"rows": 2, "cols": 3}, 3, 150, 1),
+    "dots_and_boxes puct 4 leaves": lambda: puct_games(
+        "dots_and_boxes", {"rows": 2, "cols": 2}, 3, 100, 4
+    ),
+    "dots_and_boxes gumbel": lambda: gumbel_games("dots_and_boxes", {}, 3, 32),
+    "tictactoe gumbel": lambda: gumbel_games("tictactoe", {}, 2, 16),
+    "gomoku puct": lambda: puct_games("gomoku", {"size": 6, "n_in_row": 4}, 2, 60, 1),
+}
+
+
+def run_case(name: str) -> Any:
+    """The case's records as JSON would give them back (floats and lists)."""
+    return json.loads(json.dumps(CASES[name]()))
+
+
+if __name__ == "__main__":
+    FIXTURE.write_text(json.dumps({name: run_case(name) for name in CASES}) + "\n")
+    print(f"wrote {FIXTURE} ({FIXTURE.stat().st_size:,} bytes)", file=sys.stderr)
