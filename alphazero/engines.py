@@ -2,10 +2,12 @@
 
 The ``.keras`` model stays the checkpoint format and TensorFlow stays the trainer; OpenVINO
 only runs the forward pass, on a copy of the network built from the Keras model's layers and
-weights (``openvino_model``) whenever they are new. On the 2-core development CPU it answers
-batches of 1-8 positions 2-3x faster than TensorFlow (``benchmarks/inference_engines.py``,
-docs/benchmarks.md), which is what a person waiting for a move feels. It is an optional
-extra: ``pip install -e .[fast]``.
+weights (``openvino_model``) whenever they are new. On the 2-core development CPU, in
+bfloat16, it answers batches of 1-8 positions 2-5x faster than TensorFlow, which is what a
+person waiting for a move feels; at self-play's batches of 64-256 it is no faster than
+TensorFlow's own bfloat16 path, so training keeps TensorFlow (``benchmarks/
+inference_engines.py``, docs/benchmarks.md). It is an optional extra: ``pip install -e
+.[fast]``.
 
 The copy is built node by node with OpenVINO's operation set rather than by
 ``openvino.convert_model``: that converter reports usage to Intel's telemetry server unless
