@@ -23,6 +23,7 @@ the command that installs it. Run:
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -199,6 +200,7 @@ def _onnxruntime(model, threads: int) -> Forward:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    shutil.rmtree(path.parent)  # the session holds the model; the file is not needed again
     name = session.get_inputs()[0].name
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
