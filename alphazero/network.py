@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from . import schedules  # noqa: F401  (registers the learning-rate schedules with Keras)
 from .config import NetworkConfig
+from .engines import EngineError, OpenVINORunner, resolve_engine
 
 XLA_MAX_BUCKET = 8
 """By default ``InferenceModel`` compiles buckets up to this size with XLA, larger ones without.
@@ -210,6 +211,14 @@ class InferenceModel:
 
     Setting ``tf.config.threading`` did not help: one intra-op thread speeds up batch 1
     (~0.8 ms) but halves throughput at batch 64-256, and inter-op threads change nothing.
+
+    ``engine``: ``tensorflow`` (default), ``openvino`` (``pip install -e .[fast]``; else
+    ``EngineError``) or ``auto`` (OpenVINO when installed and able to copy the model, else
+    TensorFlow). OpenVINO runs a copy of the network made from the Keras model's weights when
+    the model is loaded, and made again after they change (an optimizer step, or
+    ``weights_changed()``); with bfloat16 it computes every bucket in bfloat16, since there
+    it is faster at batch 1 too. ``jit_compile`` is TensorFlow's alone. See
+    ``alphazero.engines`` and ``benchmarks/inference_engines.py``.
     """
 
     def __init__(
@@ -219,6 +228,7 @@ class InferenceModel:
         *,
         jit_compile: bool | None = None,
         precision: Precision = "float32",
+        engine: str = "tensorflow",
     ) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be >= 1, got {max_batch}")
@@ -237,6 +247,16 @@ class InferenceModel:
         self._plain = tf.function(self._forward_python, jit_compile=False, reduce_retracing=False)
         self._xla = tf.function(self._forward_python, jit_compile=True, reduce_retracing=False)
         self._bf16 = tf.function(self._forward_twin, jit_compile=False, reduce_retracing=False)
+        self._runner: OpenVINORunner | None = None
+        self._runner_step = -1
+        self.engine = resolve_engine(engine)
+        if self.engine == "openvino":
+            try:
+                self._fresh_runner()  # copy the model now: one that cannot be copied fails here
+            except EngineError:
+                if engine != "auto":
+                    raise
+                self.engine = "tensorflow"
 
     def uses_xla(self, bucket: int) -> bool:
         """Whether the forward pass for ``bucket`` rows is compiled with XLA."""
@@ -262,8 +282,24 @@ class InferenceModel:
 
     def weights_changed(self) -> None:
         """Say that the model's weights were set from outside (a worker given the learner's):
-        with no optimizer step to show it, the bfloat16 copy would otherwise stay stale."""
+        with no optimizer step to show it, the bfloat16 and OpenVINO copies would otherwise
+        stay stale."""
         self._twin_step = -1
+        self._runner_step = -1
+
+    def _weights_step(self) -> int:
+        """The optimizer's step counter, which says when the weights changed (0 for a model
+        without an optimizer, loaded to play, whose weights never change)."""
+        optimizer = getattr(self.model, "optimizer", None)
+        return int(optimizer.iterations.numpy()) if optimizer is not None else 0
+
+    def _fresh_runner(self) -> OpenVINORunner:
+        """The OpenVINO copy of the network, made again when the weights have changed."""
+        step = self._weights_step()
+        if self._runner is None or step != self._runner_step:
+            self._runner = OpenVINORunner(self.model, bfloat16=self.bfloat16)
+            self._runner_step = step
+        return self._runner
 
     def _fresh_twin(self) -> None:
         """Build the bfloat16 copy once, and copy the weights again after training steps.
@@ -271,8 +307,7 @@ class InferenceModel:
         The optimizer's step counter says when the weights changed; a model without an
         optimizer (loaded to play) never changes, so it is copied once.
         """
-        optimizer = getattr(self.model, "optimizer", None)
-        step = int(optimizer.iterations.numpy()) if optimizer is not None else 0
+        step = self._weights_step()
         if self._twin is None:
             self._twin = _bfloat16_copy(self.model)
         elif step == self._twin_step:
@@ -291,6 +326,9 @@ class InferenceModel:
             padded = np.zeros((size, *self.plane_shape), dtype=np.float32)
             padded[:rows] = chunk
             chunk = padded
+        if self.engine == "openvino":
+            logits, wdl = self._fresh_runner()(chunk)
+            return logits[:rows], wdl[:rows]
         if self.uses_bfloat16(size):
             self._fresh_twin()
             forward = self._bf16

@@ -153,6 +153,8 @@ class ModelPlayer:
         inference: Policy | None = None,
         symmetric: bool = False,
         name: str | None = None,
+        leaves: int = 1,
+        engine: str = "tensorflow",
     ) -> None:
         """Load the network at ``path`` (or use ``model``), or search with ``inference``:
         any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
@@ -166,13 +168,22 @@ class ModelPlayer:
 
         ``name`` labels the player in matches and records; by default the spec that would
         build it, ``model:<file or folder name>:SIMS[:symmetric]``.
+
+        ``leaves`` selects that many leaves of the tree per network call, kept apart by a
+        virtual loss (``run_simulations``' ``leaves_per_tree``): fewer, larger calls, so a
+        move takes less time for the same simulations (``benchmarks/play_speed.py``).
+        ``engine`` runs the network loaded from ``path``: ``tensorflow``, ``openvino`` or
+        ``auto`` (``InferenceModel``; ``EngineError`` for OpenVINO when not installed).
         """
+        if leaves < 1:
+            raise ValueError(f"leaves must be at least 1, got {leaves}")
 
         self.path = str(path)
         self.simulations = simulations
         self.c_puct = c_puct
         self.top = top
         self.reuse_tree = reuse_tree
+        self.leaves = leaves
         self._kept: dict[Game, Node] = {}
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
@@ -183,7 +194,7 @@ class ModelPlayer:
             from .network import InferenceModel  # TensorFlow: only once there is a model
 
             model = model if model is not None else load_model(path, game, compile=False)
-            inference = InferenceModel(model, max_batch=max_batch, precision="auto")
+            inference = InferenceModel(model, max_batch=max_batch, precision="auto", engine=engine)
         self.network = inference
         """The plain network, for the win / draw / loss estimates."""
         self.symmetric = symmetric
@@ -205,7 +216,9 @@ class ModelPlayer:
             Node(game) if node is None or _inside(node, found_ids) else _detached(node)
             for game, node in zip(games, found, strict=True)
         ]
-        run_simulations(roots, self.inference, self.simulations, self.c_puct)
+        run_simulations(
+            roots, self.inference, self.simulations, self.c_puct, leaves_per_tree=self.leaves
+        )
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
         for game, root, estimate in zip(games, roots, estimates, strict=True):
@@ -282,10 +295,19 @@ def _detached(node: Node) -> Node:
     return node
 
 
-def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool = False) -> Player:
+def make_player(
+    spec: str,
+    game: Game,
+    seed: int | None = None,
+    knowledge: bool = False,
+    *,
+    leaves: int = 1,
+    engine: str = "tensorflow",
+) -> Player:
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
-    ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does).
+    ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does);
+    ``leaves`` and ``engine`` go to a model's search and network (``ModelPlayer``).
     """
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -320,5 +342,7 @@ def make_player(spec: str, game: Game, seed: int | None = None, knowledge: bool 
             simulations=simulations or DEFAULT_MODEL_SIMULATIONS,
             seed=seed or 0,
             symmetric=symmetric,
+            leaves=leaves,
+            engine=engine,
         )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

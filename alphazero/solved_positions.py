@@ -154,12 +154,14 @@ def search_chooser(
     policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     simulations: int,
     c_puct: float = 1.5,
+    leaves: int = 1,
 ) -> Chooser:
-    """The most visited move after ``simulations`` of PUCT, all positions searched at once."""
+    """The most visited move after ``simulations`` of PUCT, all positions searched at once,
+    ``leaves`` per tree and network call (a virtual loss keeps them apart)."""
 
     def choose(games: list[Connect4]) -> list[int]:
         roots = [Node(game) for game in games]
-        run_simulations(roots, policy, simulations, c_puct)
+        run_simulations(roots, policy, simulations, c_puct, leaves_per_tree=leaves)
         rng = np.random.default_rng(0)
         return [root.next(0.0, rng).action for root in roots]
 

@@ -11,6 +11,10 @@ won only with one of the mover's last three stones, and positions won sooner. Ru
 
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 --sims 800
 
+``--leaves 4 --engine openvino`` measures play.py's settings (4 leaves per tree and network
+call, OpenVINO in bfloat16 on a CPU with native bfloat16): the search's share should stay
+within a point of one leaf on TensorFlow.
+
 With ``--record``, a model of a run folder (``RUN/models/iter_NNNN.keras``, or the run folder
 itself for its latest model) also has its figures appended to
 ``RUN/solved_positions_search.jsonl``, with the CPU hours the run had spent at that
@@ -29,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.checkpoints import CheckpointError, load_model
+from alphazero.engines import ENGINES, EngineError
 from alphazero.games import make
 from alphazero.metrics import append_jsonl
 from alphazero.network import InferenceModel
@@ -58,6 +63,12 @@ def main() -> int:
     )
     parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
     parser.add_argument(
+        "--leaves", type=int, default=1, help="leaves per tree and network call (virtual loss)"
+    )
+    parser.add_argument(
+        "--engine", default="tensorflow", choices=ENGINES, help="what runs the network"
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="append the figures to the model's run folder (solved_positions_search.jsonl), "
@@ -66,6 +77,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.sims < 1:
         parser.error(f"--sims must be at least 1, got {args.sims}")
+    if args.leaves < 1:
+        parser.error(f"--leaves must be at least 1, got {args.leaves}")
     if args.c_puct <= 0:
         parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
     try:
@@ -79,7 +92,13 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     game = make("connect4")
-    network = InferenceModel(model, max_batch=1024, precision=args.precision)
+    try:
+        network = InferenceModel(
+            model, max_batch=1024, precision=args.precision, engine=args.engine
+        )
+    except EngineError as error:
+        print(f"error: --engine {args.engine}: {error}", file=sys.stderr)
+        return 2
     inference = symmetric_policy(network, game) if args.symmetric else network
     positions = load_positions()
     stages = ["all", *(n for n, _, _ in STAGES)]
@@ -88,13 +107,14 @@ def main() -> int:
     sym = ", symmetric" if args.symmetric else ""
     rows = [(f"policy (no search){sym}", policy_report, time.perf_counter() - start)]
     start = time.perf_counter()
-    choose = search_chooser(inference, args.sims, args.c_puct)
+    choose = search_chooser(inference, args.sims, args.c_puct, args.leaves)
     actions = choose([p.game for p in positions])
     search_report = measure(positions, actions)
     rows.append((f"search, {args.sims} sims{sym}", search_report, time.perf_counter() - start))
 
     print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
-    print(f"c_puct {args.c_puct:g}")
+    print(f"c_puct {args.c_puct:g}, {args.leaves} leaves per call, engine {network.engine}, "
+          f"precision {args.precision}")  # fmt: skip
     print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
     for label, report, seconds in rows:
         cells = "".join(f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}" for k in stages)
@@ -112,6 +132,8 @@ def main() -> int:
             "simulations": args.sims,
             "c_puct": args.c_puct,
             "symmetric": args.symmetric,
+            "leaves": args.leaves,
+            "engine": network.engine,
             "search_correct": search_report["all"]["correct"],
             "policy_correct": policy_report["all"]["correct"],
             "value_result": values["all"]["result"],

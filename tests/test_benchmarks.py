@@ -77,6 +77,15 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "inference_engines.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "inference_engines.py", ["--engines", "onnx"], "--engines: unknown 'onnx'"),
+        (bench / "play_speed.py", ["--moves", "0"], "--moves must be at least 1"),
+        (bench / "play_speed.py", ["--leaves", "0"], "--leaves and --old-leaves must be"),
+        (
+            bench / "connect4_positions.py",
+            ["--model", "x", "--leaves", "0"],
+            "--leaves must be at least 1",
+        ),
     ):
         done = run(script, *args, cwd=tmp_path)
         last = done.stderr.strip().splitlines()[-1]

@@ -81,3 +81,38 @@ def test_a_symmetric_model_spec_values_mirror_images_alike():
     assert thought.wdl == pytest.approx(mirrored.wdl, abs=1e-4)
     plain_wdl = [t.wdl for t in plain.batch_think([game, mirror])]
     assert max(abs(a - b) for a, b in zip(*plain_wdl, strict=True)) > 1e-4
+
+
+def test_more_leaves_per_call_make_fewer_larger_network_calls():
+    game = make("connect4")
+    batches: dict[int, list[int]] = {1: [], 4: []}
+
+    def counting(leaves: int):
+        def inference(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            batches[leaves].append(len(planes))
+            return np.zeros((len(planes), 7), np.float32), np.zeros(len(planes), np.float32)
+
+        return inference
+
+    for leaves in batches:
+        player = ModelPlayer("stand-in", game, simulations=64, inference=counting(leaves),
+                             leaves=leaves)  # fmt: skip
+        assert player.leaves == leaves and player(game) in game.available_moves
+    assert max(batches[1]) == 1 and len(batches[1]) == 64
+    assert max(batches[4]) == 4 and len(batches[4]) <= 64 / 3
+    with pytest.raises(ValueError, match="leaves must be at least 1"):
+        ModelPlayer("stand-in", game, inference=counting(1), leaves=0)
+
+
+def test_a_model_spec_takes_the_leaves_and_the_engine_given():
+    from alphazero.players import make_player
+
+    game = make("tictactoe")
+    player = make_player(
+        f"model:{PRETRAINED / 'tictactoe'}:20", game, leaves=3, engine="tensorflow"
+    )
+    assert isinstance(player, ModelPlayer) and player.leaves == 3
+    assert player.network.engine == "tensorflow"  # type: ignore[attr-defined]
+    assert player(game) in game.available_moves
+    default = make_player(f"model:{PRETRAINED / 'tictactoe'}:20", game)
+    assert default.leaves == 1 and default.network.engine == "tensorflow"  # type: ignore[attr-defined]

@@ -806,3 +806,49 @@ def test_a_hostile_config_met_while_looking_for_a_model_is_skipped(tmp_path):
     plain = tmp_path / "plain.yaml"
     plain.write_text("game: {name: connect4}")
     assert config_game(plain) == ("connect4", {"rows": 6, "cols": 7, "n_in_row": 4})
+
+
+def test_leaves_and_engine_reach_the_model_every_model_spec_and_the_hints(monkeypatch, capsys):
+    from alphazero.play import cli
+
+    built: list[ModelPlayer] = []
+    monkeypatch.setattr(ModelPlayer, "__init__", recording(ModelPlayer.__init__, built))
+    model = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained" / "tictactoe"
+    common = ["--game", "tictactoe", "--model", str(model), "--sims", "8", "--quiet"]
+    options = ["--leaves", "3", "--engine", "tensorflow"]
+    assert cli.main([*common, *options, "--p1", f"model:{model}", "--p2", "random"]) == 0
+    assert [(p.leaves, p.network.engine) for p in built] == [(3, "tensorflow")]
+    for opponent in ([], ["--p2", "random"]):  # the model, or a hint's model loaded on demand
+        built.clear()
+        monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+        assert cli.main([*common, *options, *opponent]) == 0
+        assert [(p.leaves, p.network.engine) for p in built] == [(3, "tensorflow")]
+        assert "hint: " in capsys.readouterr().out
+
+
+def recording(init, built: list):
+    """``ModelPlayer.__init__`` that also keeps each player made."""
+
+    def wrapper(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        built.append(self)
+
+    return wrapper
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--leaves", "0"], "error: --leaves must be at least 1, got 0"),
+        (["--engine", "openvino"], "error: --engine openvino: the openvino engine is not "
+                                   "installed: pip install -e '.[fast]'"),
+    ],
+)  # fmt: skip
+def test_bad_leaves_or_a_missing_engine_stop_with_one_line(monkeypatch, capsys, options, message):
+    from alphazero import engines
+    from alphazero.play import cli
+
+    monkeypatch.setattr(engines, "openvino_installed", lambda: False)
+    assert cli.main(["--game", "tictactoe", "--p2", "random", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err

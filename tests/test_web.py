@@ -440,3 +440,21 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
             assert message in err and len(err.splitlines()) == 1, (args, err)
     finally:
         busy.close()
+
+
+def test_every_session_searches_with_the_leaves_given():
+    app, _ = make_app("tictactoe", leaves=3)
+    with running(app) as base:
+        status, state = call(base, "POST", "/api/sessions", {"first": "ai", "sims": 8})
+        assert status == 201
+        state = settle(base, state)
+        assert state["ply"] == 1
+    (session,) = app.sessions.values()
+    assert session._player is not None and session._player[1].leaves == 3
+
+
+def test_the_served_model_runs_on_the_engine_given():
+    model = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained" / "tictactoe"
+    app = WebApp("tictactoe", model, 8, engine="tensorflow")
+    network = app.networks.get(model, make("tictactoe"))
+    assert network._network.engine == "tensorflow"  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..checkpoints import CheckpointError
+from ..engines import EngineError, resolve_engine
 from ..games import make
 from ..games.base import Game, GameError
 from ..player_specs import PlayerSpecError, model_spec_parts
@@ -69,6 +70,12 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"--games must be at least 1, got {args.games}")
     if args.sims < 1:
         return fail(f"--sims must be at least 1, got {args.sims}")
+    if args.leaves < 1:
+        return fail(f"--leaves must be at least 1, got {args.leaves}")
+    try:
+        resolve_engine(args.engine)  # a missing engine is named before any model loads
+    except EngineError as error:
+        return fail(f"--engine {args.engine}: {error}")
     for option, path in (("--json", args.json), ("--save", args.save)):
         problem = None if path is None else output_problem(option, path)
         if problem is not None:
@@ -92,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     except _NoModel as missing:
         print(missing, file=sys.stderr)
         return 2
-    except (PlayerSpecError, CheckpointError, GameError, ValueError) as error:
+    except (PlayerSpecError, CheckpointError, GameError, ValueError) as error:  # EngineError too
         return fail(str(error))
 
     humans = [p for p in (p1, p2) if is_human(p)]
@@ -112,7 +119,16 @@ def _run(args: argparse.Namespace) -> int:
         reader=LineReader(sys.stdout, echo=not stdin_tty),
         out=sys.stdout,
         style=Style(use_color(sys.stdout, args.color)),
-        hint=HintModel(model, model_path, new_game(), args.sims, args.seed, args.symmetric),
+        hint=HintModel(
+            model,
+            model_path,
+            new_game(),
+            args.sims,
+            args.seed,
+            args.symmetric,
+            leaves=args.leaves,
+            engine=args.engine,
+        ),
         names=names,
         show_thoughts=not args.quiet,
         save=args.save,
@@ -137,13 +153,15 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                     simulations=args.sims,
                     seed=args.seed or 0,
                     symmetric=args.symmetric,
+                    leaves=args.leaves,
+                    engine=args.engine,
                 )
             )
             continue
         spec = _with_sims(spec, args.sims, args.symmetric)
         if spec.lower().startswith("model:"):
             print(f"loading {spec} ...", flush=True)
-        players.append(make_player(spec, start, seed=seed))
+        players.append(make_player(spec, start, seed=seed, leaves=args.leaves, engine=args.engine))
     return players
 
 

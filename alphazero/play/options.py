@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+from ..engines import ENGINES
 from ..games import GAMES, game_params, make
 from ..player_specs import SPEC_FORMS
 from .records import SAVE_HELP
@@ -15,7 +16,16 @@ from .text import fill, terminal_width, two_columns
 
 DEFAULT_GAME = "connect4"
 DEFAULT_SIMULATIONS = 800
-"""What the README's strength table measures; about 2 s a Connect Four move on 2 cores."""
+"""What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO a Connect
+Four move took 0.63 CPU-s (1.3 s on the 2-core machine loaded by a training run), one leaf on
+TensorFlow 3.9 CPU-s (4.9 s): ``benchmarks/play_speed.py``, docs/benchmarks.md."""
+DEFAULT_LEAVES = 4
+"""Leaves searched per network call (virtual loss keeps them apart): the search makes a
+quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
+Four positions it played as well as one leaf (97.0% correct against 96.8%, 800 simulations:
+docs/benchmarks.md)."""
+DEFAULT_ENGINE = "auto"
+"""OpenVINO when installed (``pip install -e .[fast]``), else TensorFlow."""
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 """Where ``--web`` serves: this machine only, unless ``--host`` says otherwise."""
@@ -137,6 +147,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"the model's search: simulations per move, also for hints and for model:PATH "
         f"specs that give none (default {DEFAULT_SIMULATIONS})",
+    )
+    parser.add_argument(
+        "--leaves",
+        type=int,
+        default=DEFAULT_LEAVES,
+        metavar="N",
+        help="the model's search (hints and model:PATH specs too) evaluates N leaves per "
+        f"network call, kept apart by a virtual loss: faster moves (default {DEFAULT_LEAVES}; "
+        "1: one at a time)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=DEFAULT_ENGINE,
+        help="what runs the network: openvino (pip install -e '.[fast]': 2-5x faster at the "
+        "small batches of play), tensorflow, or auto = openvino when installed (default)",
     )
     parser.add_argument(
         "--symmetric",

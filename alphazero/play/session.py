@@ -64,6 +64,9 @@ class HintModel:
         simulations: int = DEFAULT_SIMULATIONS,
         seed: int | None = None,
         symmetric: bool = False,
+        *,
+        leaves: int = 1,
+        engine: str = "tensorflow",
     ) -> None:
         self.player = player
         self.path = path
@@ -71,6 +74,8 @@ class HintModel:
         self.simulations = simulations
         self.seed = seed
         self.symmetric = symmetric
+        self.leaves = leaves
+        self.engine = engine
         self.error: str | None = None
 
     def get(self) -> tuple[ModelPlayer | None, str]:
@@ -87,6 +92,8 @@ class HintModel:
                     simulations=self.simulations,
                     seed=self.seed or 0,
                     symmetric=self.symmetric,
+                    leaves=self.leaves,
+                    engine=self.engine,
                 )
                 return self.player, ""
             except (CheckpointError, GameError, ValueError, OSError) as error:

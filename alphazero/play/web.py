@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import ipaddress
 import json
 import os
@@ -103,14 +104,16 @@ class Network(Protocol):
 NetworkLoader = Callable[[Path, Game], Network]
 
 
-def load_network(path: Path, game: Game) -> Network:
+def load_network(path: Path, game: Game, engine: str = "tensorflow") -> Network:
     """The model at ``path`` (a run folder or a ``.keras`` file) for ``game``, ready to search
-    one position at a time; ``CheckpointError`` with a one-line reason if it cannot be used."""
+    one position at a time, run by ``engine``; ``CheckpointError`` with a one-line reason if
+    it cannot be used."""
     from ..network import InferenceModel  # TensorFlow: only once a model is served
 
     model = load_model(path, game, compile=False)
-    # Sessions search one position at a time: batches stay small (a symmetric search: 8).
-    return InferenceModel(model, max_batch=64, precision="auto")
+    # Sessions search one position at a time: batches stay small (a few leaves, symmetric: 8
+    # copies of each).
+    return InferenceModel(model, max_batch=64, precision="auto", engine=engine)
 
 
 class SharedNetwork:
@@ -398,6 +401,7 @@ class PlaySession:
             top=start.num_actions,  # every move searched, for the overlay on the board
             inference=network,
             symmetric=self.app.symmetric,
+            leaves=self.app.leaves,
         )
         self._player = (wanted, player)
         return player
@@ -599,10 +603,13 @@ class WebApp:
         symmetric: bool = False,
         show_thinking: bool = True,
         networks: Networks | None = None,
+        leaves: int = 1,
+        engine: str = "tensorflow",
     ) -> None:
         """``game`` (a ``--game`` spec), ``model``, ``simulations`` and ``first`` are the
         defaults of a new session; ``model`` (default: the one ``play.py`` finds) plays
-        ``game`` only, every other game its own shipped model."""
+        ``game`` only, every other game its own shipped model. ``leaves`` (per network call)
+        and ``engine`` are every session's search and network (``ModelPlayer``)."""
         name, params = parse_game(game)
         if model is None:
             model = default_model(name, params)
@@ -612,7 +619,8 @@ class WebApp:
         self.seed = seed
         self.symmetric = symmetric
         self.show_thinking = show_thinking
-        self.networks = networks or Networks()
+        self.leaves = leaves
+        self.networks = networks or Networks(functools.partial(load_network, engine=engine))
         self.sessions: dict[str, PlaySession] = {}
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
@@ -1044,6 +1052,8 @@ def serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         symmetric=args.symmetric,
         show_thinking=not args.quiet,
+        leaves=args.leaves,
+        engine=args.engine,
     )
     host = args.host or DEFAULT_HOST
     port = DEFAULT_PORT if args.port is None else args.port

@@ -1,0 +1,211 @@
+"""Inference engines besides TensorFlow: the network's forward pass run by OpenVINO.
+
+The ``.keras`` model stays the checkpoint format and TensorFlow stays the trainer; OpenVINO
+only runs the forward pass, on a copy of the network built from the Keras model's layers and
+weights (``openvino_model``) whenever they are new. On the 2-core development CPU, in
+bfloat16, it answers batches of 1-8 positions 2-5x faster than TensorFlow, which is what a
+person waiting for a move feels; at self-play's batches of 64-256 it is no faster than
+TensorFlow's own bfloat16 path, so training keeps TensorFlow (``benchmarks/
+inference_engines.py``, docs/benchmarks.md). It is an optional extra: ``pip install -e
+.[fast]``.
+
+The copy is built node by node with OpenVINO's operation set rather than by
+``openvino.convert_model``: that converter reports usage to Intel's telemetry server unless
+the user opted out, and this project makes no network connection of its own accord. Building
+it directly also needs no TensorFlow tracing (milliseconds, not seconds), so a model whose
+weights change is cheap to copy again. It knows the layers ``build_network`` uses (``Conv2D``,
+``BatchNormalization``, ``ReLU``, ``Add``, ``Flatten``, ``Dense``); any other model raises
+``EngineError`` and ``auto`` keeps it on TensorFlow.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:  # keras and openvino load only when an engine is built
+    import keras
+
+Engine = Literal["auto", "tensorflow", "openvino"]
+ENGINES: tuple[str, ...] = ("auto", "tensorflow", "openvino")
+INSTALL_HINT = "pip install -e '.[fast]' (or pip install openvino)"
+
+
+ONE_THREAD_MAX_BATCH = 8
+"""By default OpenVINO runs batches up to this size on one thread, larger ones on every core.
+
+A batch of a few positions is too little work to share: on the 2-core development machine,
+loaded by a training run, a Connect Four move of play.py (800 simulations, 4 leaves per call,
+128x6 network in bfloat16) took 1.8 s on one thread and 4.1 s on OpenVINO's default threads,
+whose threads wait for each other when the machine has no core to spare (0.7 and 1.0 CPU
+seconds). Self-play's large batches do have work to share.
+"""
+
+
+class EngineError(ValueError):
+    """An engine that cannot be used: not installed, or a model it cannot run. One line."""
+
+
+def openvino_installed() -> bool:
+    """Whether OpenVINO can be imported (without importing it: that takes a second)."""
+    return importlib.util.find_spec("openvino") is not None
+
+
+def resolve_engine(engine: str) -> Literal["tensorflow", "openvino"]:
+    """``auto`` -> OpenVINO when installed, else TensorFlow; ``openvino`` not installed ->
+    ``EngineError`` saying how to install it."""
+    if engine not in ENGINES:
+        raise EngineError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "tensorflow":
+        return "tensorflow"
+    if openvino_installed():
+        return "openvino"
+    if engine == "openvino":
+        raise EngineError(f"the openvino engine is not installed: {INSTALL_HINT}")
+    return "tensorflow"
+
+
+# ------------------------------------------------------------------------- the graph
+def _single_node(layer: Any) -> Any:
+    nodes = layer._inbound_nodes  # Keras keeps no public list of a layer's calls
+    if len(nodes) != 1:
+        raise EngineError(f"layer {layer.name!r} is called {len(nodes)} times; OpenVINO copies "
+                          "only networks whose layers are each called once")  # fmt: skip
+    return nodes[0]
+
+
+def openvino_model(model: keras.Model) -> Any:
+    """An ``openvino.Model`` computing what ``InferenceModel``'s forward pass computes:
+    ``planes [B, H, W, C]`` -> ``(policy logits [B, A], win / draw / loss probabilities
+    [B, 3])``, float32, the batch dimension left dynamic.
+
+    Convolutions run in OpenVINO's NCHW layout: the planes are transposed once on the way in,
+    and back before a ``Flatten``, so that flattening orders the features as Keras does.
+    ``EngineError`` for a layer it does not know.
+    """
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    if len(model.inputs) != 1 or len(model.outputs) != 2:
+        raise EngineError("OpenVINO copies only networks with one input and two outputs")
+    height, width, channels = (int(d) for d in model.inputs[0].shape[1:])
+    planes = ops.parameter([-1, height, width, channels], ov.Type.f32, name="planes")
+
+    def const(array: np.ndarray) -> Any:
+        return ops.constant(np.ascontiguousarray(array, dtype=np.float32))
+
+    def nchw(x: Any) -> Any:
+        return ops.transpose(x, ops.constant(np.array([0, 3, 1, 2], dtype=np.int64)))
+
+    # Each Keras tensor's OpenVINO output, 4-D ones in NCHW.
+    values: dict[int, Any] = {id(model.inputs[0]): nchw(planes)}
+    for layer in model.layers:
+        kind = type(layer).__name__
+        if kind == "InputLayer":
+            continue
+        node = _single_node(layer)
+        inputs = [values[id(t)] for t in node.input_tensors]
+        x = inputs[0]
+        weights = layer.get_weights()
+        if kind == "Conv2D":
+            config = layer.get_config()
+            if (
+                config["strides"] != (1, 1)
+                or config["dilation_rate"] != (1, 1)
+                or config["groups"] != 1
+                or config["data_format"] != "channels_last"
+            ):
+                raise EngineError(f"layer {layer.name!r}: only plain stride-1 convolutions")
+            kernel = np.transpose(weights[0], (3, 2, 0, 1))  # HWIO -> OIHW
+            auto_pad = "same_upper" if config["padding"] == "same" else "valid"
+            x = ops.convolution(x, const(kernel), [1, 1], [0, 0], [0, 0], [1, 1], auto_pad)
+            if config["use_bias"]:
+                x = ops.add(x, const(weights[1].reshape(1, -1, 1, 1)))
+            x = _activation(ops, x, config["activation"], layer.name)
+        elif kind == "BatchNormalization":
+            config = layer.get_config()
+            if config["axis"] not in (-1, 3) or not config["center"] or not config["scale"]:
+                raise EngineError(f"layer {layer.name!r}: only channel-wise batch norm")
+            gamma, beta, mean, variance = weights
+            scale = gamma / np.sqrt(variance + config["epsilon"])
+            # One multiply-add per channel; OpenVINO folds it into the convolution before it.
+            x = ops.multiply(x, const(scale.reshape(1, -1, 1, 1)))
+            x = ops.add(x, const((beta - mean * scale).reshape(1, -1, 1, 1)))
+        elif kind == "ReLU":
+            config = layer.get_config()
+            if config.get("max_value") is not None or config.get("negative_slope", 0) != 0:
+                raise EngineError(f"layer {layer.name!r}: only a plain ReLU")
+            x = ops.relu(x)
+        elif kind == "Add":
+            for other in inputs[1:]:
+                x = ops.add(x, other)
+        elif kind == "Flatten":
+            x = ops.transpose(x, ops.constant(np.array([0, 2, 3, 1], dtype=np.int64)))
+            x = ops.reshape(x, ops.constant(np.array([0, -1], dtype=np.int64)), True)
+        elif kind == "Dense":
+            config = layer.get_config()
+            x = ops.matmul(x, const(weights[0]), False, False)
+            if config["use_bias"]:
+                x = ops.add(x, const(weights[1]))
+            x = _activation(ops, x, config["activation"], layer.name)
+        else:
+            raise EngineError(f"OpenVINO cannot copy layer {layer.name!r} ({kind})")
+        values[id(node.output_tensors[0])] = x
+
+    logits = ops.result(values[id(model.outputs[0])], name="logits")
+    wdl = ops.result(ops.softmax(values[id(model.outputs[1])], 1), name="wdl")
+    return ov.Model([logits, wdl], [planes], "alphazero")
+
+
+def _activation(ops: Any, x: Any, name: str, layer: str) -> Any:
+    if name == "linear":
+        return x
+    if name == "relu":
+        return ops.relu(x)
+    raise EngineError(f"layer {layer!r}: activation {name!r} is not copied to OpenVINO")
+
+
+# -------------------------------------------------------------------------- running
+class OpenVINORunner:
+    """The network on OpenVINO's CPU device, compiled once per batch size it is given.
+
+    One compiled copy per batch size, as TensorFlow traces one function per bucket:
+    ``InferenceModel`` pads every batch to a power of two, so there are few.
+    ``bfloat16`` computes in bfloat16 (inputs and outputs stay float32); ``threads`` 0: one
+    thread up to ``ONE_THREAD_MAX_BATCH`` rows, every core above.
+    """
+
+    def __init__(self, model: keras.Model, *, bfloat16: bool = False, threads: int = 0) -> None:
+        import openvino as ov
+
+        self._core = ov.Core()
+        self._model = openvino_model(model)
+        self._config: dict[str, Any] = {
+            "INFERENCE_PRECISION_HINT": "bf16" if bfloat16 else "f32",
+            # Search waits for each answer before it asks again: latency, not throughput.
+            "PERFORMANCE_HINT": "LATENCY",
+        }
+        self.threads = threads
+        self._requests: dict[int, Any] = {}
+
+    def _request(self, batch: int) -> Any:
+        request = self._requests.get(batch)
+        if request is None:
+            shaped = self._model.clone()
+            rest = [d.get_length() for d in list(shaped.input(0).get_partial_shape())[1:]]
+            shaped.reshape({0: [batch, *rest]})
+            threads = self.threads or (1 if batch <= ONE_THREAD_MAX_BATCH else 0)
+            config = {**self._config, "INFERENCE_NUM_THREADS": threads} if threads else self._config
+            compiled = self._core.compile_model(shaped, "CPU", config)
+            request = compiled.create_infer_request()
+            self._requests[batch] = request
+        return request
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits [B, A], win / draw / loss [B, 3])`` for float32 planes ``[B, H, W, C]``;
+        arrays of their own (the request's output buffers are reused by the next call)."""
+        request = self._request(planes.shape[0])
+        request.infer({0: np.ascontiguousarray(planes, dtype=np.float32)}, share_inputs=True)
+        return request.get_output_tensor(0).data.copy(), request.get_output_tensor(1).data.copy()
