@@ -86,8 +86,11 @@ def main() -> int:
     except (ReportError, ValueError) as error:
         print(f"error: --record: {error}", file=sys.stderr)
         return 2
+    # A run folder alone would load its best.keras: what is recorded is the model of the
+    # iteration recorded.
+    measured = record_to[3] if record_to is not None else args.model
     try:
-        model = load_model(args.model, make("connect4"), compile=False)
+        model = load_model(measured, make("connect4"), compile=False)
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -125,7 +128,7 @@ def main() -> int:
     kinds = ", ".join(f"{k} {r['correct']:.1%} ({r['positions']})" for k, r in by_result.items())
     print(f"search, correct by exact result: {kinds}")
     if record_to is not None:
-        run, iteration, hours = record_to
+        run, iteration, hours, _ = record_to
         entry = {
             "iteration": iteration,
             "cpu_hours": round(hours, 4),
@@ -154,21 +157,27 @@ def main() -> int:
     return 0
 
 
-def run_iteration(model: Path) -> tuple[Path, int, float]:
-    """``(run folder, iteration, CPU hours the run had spent then)`` of a run's model: a kept
-    ``RUN/models/iter_NNNN.keras``, or ``RUN`` itself for the iteration of its latest model."""
+def run_iteration(model: Path) -> tuple[Path, int, float, Path]:
+    """``(run folder, iteration, CPU hours the run had spent then, model file)`` of a run's
+    model: a kept ``RUN/models/iter_NNNN.keras``, or ``RUN`` itself for its latest model (the
+    one its metadata names, not the ``best.keras`` that loading the folder would give)."""
     kept = re.fullmatch(r"iter_(\d+)\.keras", model.name)
     if kept and model.parent.name == "models":
-        run, iteration = model.parent.parent, int(kept.group(1))
+        run, iteration, file = model.parent.parent, int(kept.group(1)), model
     elif (model / "metadata.json").is_file():
         run = model
-        iteration = int(json.loads((model / "metadata.json").read_text())["iteration"])
+        metadata = json.loads((model / "metadata.json").read_text())
+        if not isinstance(metadata, dict) or not (
+            isinstance(metadata.get("model"), str) and isinstance(metadata.get("iteration"), int)
+        ):
+            raise ValueError(f"{model / 'metadata.json'} names no model and iteration")
+        iteration, file = int(metadata["iteration"]), model / metadata["model"]
     else:
         raise ValueError(f"{model} is neither RUN/models/iter_NNNN.keras nor a run folder")
     records = read_metrics(run)
     for record, hours in zip(records, cpu_hours(records), strict=True):
         if record["iteration"] == iteration:
-            return run, iteration, hours
+            return run, iteration, hours, file
     raise ValueError(f"{run}/metrics.jsonl has no iteration {iteration}")
 
 

@@ -124,3 +124,35 @@ def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
         assert drawn.returncode == 0, drawn.stderr
         pngs.append(out.read_bytes())
     assert pngs[0] != pngs[1]  # the markers and their legend entry are drawn
+
+
+def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp_path):
+    """``--record --model RUN`` records the latest iteration, so it must measure that
+    iteration's model, not the ``best.keras`` that loading the folder gives."""
+    from alphazero.config import NetworkConfig
+    from alphazero.games import make
+    from alphazero.network import build_network
+
+    small = NetworkConfig(filters=8, blocks=1)
+    run = tmp_path / "run"
+    (run / "models").mkdir(parents=True)
+    connect4 = make("connect4")
+    build_network(connect4.plane_shape, connect4.num_actions, small).save(
+        run / "models" / "iter_0003.keras"
+    )
+    # A best.keras that is not this iteration's model (here not even a Connect Four one): the
+    # measure must not touch it.
+    ttt = make("tictactoe")
+    build_network(ttt.plane_shape, ttt.num_actions, small).save(run / "best.keras")
+    metadata = {"format": 2, "iteration": 3, "model": "models/iter_0003.keras"}
+    (run / "metadata.json").write_text(json.dumps(metadata))
+    lines = [
+        {**record(i, None), "selfplay": {"cpu_seconds": 900.0}, "train_cpu_seconds": 900.0}
+        for i in (1, 2, 3)
+    ]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    script = [sys.executable, "benchmarks/connect4_positions.py", "--sims", "2", "--record"]
+    result = subprocess.run([*script, "--model", str(run)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    (measure,) = [json.loads(line) for line in (run / "solved_positions_search.jsonl").open()]
+    assert measure["iteration"] == 3 and measure["cpu_hours"] == 1.5
