@@ -75,8 +75,8 @@ def main() -> int:
         "for python -m alphazero.report; --model must be RUN/models/iter_NNNN.keras or RUN",
     )
     args = parser.parse_args()
-    if args.sims < 1:
-        parser.error(f"--sims must be at least 1, got {args.sims}")
+    if args.sims < 2:  # the first simulation evaluates the root: one visits no move
+        parser.error(f"--sims must be at least 2, got {args.sims}")
     if args.leaves < 1:
         parser.error(f"--leaves must be at least 1, got {args.leaves}")
     if args.c_puct <= 0:

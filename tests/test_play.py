@@ -351,6 +351,23 @@ def test_help_and_bad_options(tmp_path):
         assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr
 
 
+def test_one_simulation_is_a_one_line_error_not_a_traceback(tmp_path):
+    # The search's first simulation evaluates the root itself: with one, no move is visited
+    # and there is nothing to choose from (model:PATH:1 and --web already say so).
+    model = PLAY.parent / "checkpoints" / "pretrained" / "tictactoe"
+    args = ["--game", "tictactoe", "--model", str(model), "--first", "ai", "--sims", "1"]
+    done = subprocess.run(
+        [sys.executable, str(PLAY), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        input="quit\n",
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "error: --sims must be at least 2, got 1"
+
+
 def test_a_match_between_two_specs(tmp_path):
     args = ["--game", "tictactoe", "--p1", "random", "--p2", "uct:20", "--games", "4"]
     args += ["--quiet", "--seed", "1", "--json", "m.json", "--save", "games.jsonl"]

@@ -68,8 +68,8 @@ def _run(args: argparse.Namespace) -> int:
         return fail(str(error))
     if args.games < 1:
         return fail(f"--games must be at least 1, got {args.games}")
-    if args.sims < 1:
-        return fail(f"--sims must be at least 1, got {args.sims}")
+    if args.sims < 2:  # the first simulation evaluates the position itself (as model:PATH:N)
+        return fail(f"--sims must be at least 2, got {args.sims}")
     if args.leaves < 1:
         return fail(f"--leaves must be at least 1, got {args.leaves}")
     try:
