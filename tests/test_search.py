@@ -460,3 +460,22 @@ def test_a_chosen_child_never_visited_keeps_its_position_once_detached():
     detached = detach(root, unvisited, np.zeros(7))
     assert detached.node.mother is None
     assert detached.node.game == make("connect4").sim_move(detached.action)
+
+
+def test_search_restores_the_collector_threshold_even_after_a_stale_raise():
+    """A raise left behind (a Ctrl-C between a step's end and its restore) is not taken for
+    the threshold to restore."""
+    import gc
+
+    from alphazero.search.collector import FULL_COLLECTION_EVERY, rare_full_collections
+
+    original = gc.get_threshold()
+    try:
+        with rare_full_collections:
+            pass
+        gc.set_threshold(original[0], original[1], FULL_COLLECTION_EVERY)  # the stale raise
+        with rare_full_collections:
+            assert gc.get_threshold()[2] == FULL_COLLECTION_EVERY
+        assert gc.get_threshold() == original
+    finally:
+        gc.set_threshold(*original)

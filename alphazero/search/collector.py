@@ -16,7 +16,8 @@ but not the trees, and with fewer objects held the quarter rule fires more often
 no faster). Not ``gc.disable()``: cycles made elsewhere in the process would never be freed.
 
 The threshold is one for the whole process, and the web app searches in one thread per
-session: the first search to start raises it and the last one to end restores it.
+session: the first search step to start raises it and the last one to end restores it. Between
+two steps (choosing moves, re-rooting) the default thresholds apply.
 """
 
 from __future__ import annotations
@@ -41,7 +42,11 @@ class _RareFullCollections:
     def __enter__(self) -> None:
         with self._lock:
             if self._searches == 0:
-                self._saved = gc.get_threshold()
+                current = gc.get_threshold()
+                # A Ctrl-C between __exit__'s count and its restore can leave our own
+                # threshold set: that is not the one to restore later.
+                if current[2] != FULL_COLLECTION_EVERY:
+                    self._saved = current
                 first, second, third = self._saved
                 gc.set_threshold(first, second, max(third, FULL_COLLECTION_EVERY))
             self._searches += 1
