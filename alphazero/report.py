@@ -40,7 +40,12 @@ def read_search_measures(run_dir: Path) -> list[dict[str, Any]]:
     """The run's models measured with search (``SEARCH_MEASURES``), oldest first; none if the
     file is absent."""
     path = run_dir / SEARCH_MEASURES
-    return _read_jsonl(path) if path.is_file() else []
+    measures = _read_jsonl(path) if path.is_file() else []
+    for number, measure in enumerate(measures, start=1):
+        missing = {"simulations", "cpu_hours", "search_correct"} - set(measure)
+        if missing:
+            raise ReportError(f"{path}: line {number} lacks {', '.join(sorted(missing))}")
+    return measures
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

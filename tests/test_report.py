@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def record(iteration: int, elo: float | None) -> dict:
     data = {
@@ -156,3 +158,11 @@ def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp
     assert result.returncode == 0, result.stderr
     (measure,) = [json.loads(line) for line in (run / "solved_positions_search.jsonl").open()]
     assert measure["iteration"] == 3 and measure["cpu_hours"] == 1.5
+
+
+def test_a_search_measure_without_its_figures_is_one_line(tmp_path):
+    from alphazero.report import ReportError, read_search_measures
+
+    (tmp_path / "solved_positions_search.jsonl").write_text('{"iteration": 3}\n')
+    with pytest.raises(ReportError, match="line 1 lacks cpu_hours, search_correct, simulations"):
+        read_search_measures(tmp_path)
