@@ -33,7 +33,7 @@ def weights_only(model: keras.Model) -> keras.Model:
     ``.keras`` file holds the weights alone; ``model`` itself if it is not compiled."""
     if not getattr(model, "compiled", False):
         return model
-    import keras
+    from .tf_setup import keras  # TensorFlow's start-up chatter silenced
 
     twin = keras.Model.from_config(model.get_config())
     twin.set_weights(model.get_weights())
@@ -90,11 +90,10 @@ def load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Mo
         raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
     if not zipfile.is_zipfile(file):
         raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
-    import keras
-
     # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
     # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
     from . import schedules  # noqa: F401
+    from .tf_setup import keras  # TensorFlow's start-up chatter silenced
 
     try:
         model = keras.models.load_model(file, compile=compile)

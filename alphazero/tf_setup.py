@@ -46,3 +46,5 @@ def _import_quietly() -> None:
 
 
 _import_quietly()
+
+import keras  # noqa: E402, F401  (imported quietly above: modules take it from here)
