@@ -426,7 +426,7 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
             (["--port", "9000"], "error: --port goes with --web"),
             (["--no-browser"], "error: --no-browser goes with --web"),
             (["--web", "--port", "70000"], "error: --port must be 0-65535"),
-            (["--web", "--sims", "1"], "error: --sims must be 2-50000"),
+            (["--web", "--sims", "1"], "error: --sims must be at least 2"),
             (["--web", "--sims", "50001"], "error: --sims must be 2-50000"),
             (["--web", "--game", "gomoku"], "no Gomoku model yet"),
             (["--web", "--game", "ttt", "--port", str(taken)], f"port {taken} is in use"),
