@@ -47,7 +47,7 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
-from .search import Node, Policy, run_simulations, symmetric_policy
+from .search import EvaluationCache, Node, Policy, run_simulations, symmetric_policy
 
 
 @runtime_checkable
@@ -155,6 +155,7 @@ class ModelPlayer:
         name: str | None = None,
         leaves: int = 1,
         engine: str = "tensorflow",
+        cache: int = 0,
     ) -> None:
         """Load the network at ``path`` (or use ``model``), or search with ``inference``:
         any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
@@ -174,6 +175,12 @@ class ModelPlayer:
         move takes less time for the same simulations (``benchmarks/play_speed.py``).
         ``engine`` runs the network loaded from ``path``: ``tensorflow``, ``openvino`` or
         ``auto`` (``InferenceModel``; ``EngineError`` for OpenVINO when not installed).
+
+        ``cache`` keeps the search's network answers for up to that many positions across
+        this player's searches (``EvaluationCache``; 0: none). Without ``reuse_tree`` each
+        move's search evaluates again most of the positions the last one did, so the cache
+        answers most of them, with the same search results. The network's weights must not
+        change while the player lives.
         """
         if leaves < 1:
             raise ValueError(f"leaves must be at least 1, got {leaves}")
@@ -202,6 +209,8 @@ class ModelPlayer:
         """What the search calls: the network, or its symmetric average."""
         if symmetric:
             self.inference = symmetric_policy(inference, game)
+        if cache > 0:
+            self.inference = EvaluationCache(self.inference, cache)
 
     def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
         """Search every position of ``games`` at once; a ``Thought`` for each.
@@ -303,11 +312,12 @@ def make_player(
     *,
     leaves: int = 1,
     engine: str = "tensorflow",
+    cache: int = 0,
 ) -> Player:
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
     ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does);
-    ``leaves`` and ``engine`` go to a model's search and network (``ModelPlayer``).
+    ``leaves``, ``engine`` and ``cache`` go to a model's search and network (``ModelPlayer``).
     """
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -344,5 +354,6 @@ def make_player(
             symmetric=symmetric,
             leaves=leaves,
             engine=engine,
+            cache=cache,
         )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

@@ -9,9 +9,10 @@ the process's CPU seconds per move (on a loaded machine the wall clock counts th
 jobs' time too), and the positions the network evaluated per move (proven and finished
 leaves need none).
 
-    new   --leaves 4 --engine auto   (play.py's defaults: 4 leaves per network call with a
-                                      virtual loss; OpenVINO when installed)
-    old   --old-leaves 1 --old-engine tensorflow   (play.py's settings before them)
+    new   --leaves 4 --engine auto --cache 10000   (play.py's defaults: 4 leaves per network
+                                      call with a virtual loss; OpenVINO when installed; the
+                                      network's answers kept for 10,000 positions across moves)
+    old   --old-leaves 1 --old-engine tensorflow --old-cache 0   (play.py's settings before)
 
 Both at ``--sims`` 800, play.py's default. Run:
 
@@ -30,8 +31,14 @@ import numpy as np
 
 from alphazero.engines import ENGINES, EngineError
 from alphazero.games import make
-from alphazero.play.options import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
+from alphazero.play.options import (
+    DEFAULT_CACHE,
+    DEFAULT_ENGINE,
+    DEFAULT_LEAVES,
+    DEFAULT_SIMULATIONS,
+)
 from alphazero.players import ModelPlayer
+from alphazero.search import EvaluationCache
 
 DEFAULT_MODEL = Path("checkpoints", "pretrained", "connect4")
 
@@ -45,6 +52,8 @@ def main() -> int:
     parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
     parser.add_argument("--old-leaves", type=int, default=1)
     parser.add_argument("--old-engine", choices=ENGINES, default="tensorflow")
+    parser.add_argument("--cache", type=int, default=DEFAULT_CACHE, help="positions kept")
+    parser.add_argument("--old-cache", type=int, default=0)
     args = parser.parse_args()
     if args.moves < 1:
         parser.error(f"--moves must be at least 1, got {args.moves}")
@@ -56,12 +65,12 @@ def main() -> int:
     game = make("connect4")
     players = {}
     try:
-        for label, leaves, engine in (
-            ("new", args.leaves, args.engine),
-            ("old", args.old_leaves, args.old_engine),
+        for label, leaves, engine, cache in (
+            ("new", args.leaves, args.engine, args.cache),
+            ("old", args.old_leaves, args.old_engine, args.old_cache),
         ):
             player = ModelPlayer(
-                args.model, game, simulations=args.sims, leaves=leaves, engine=engine
+                args.model, game, simulations=args.sims, leaves=leaves, engine=engine, cache=cache
             )
             player.think(game)  # compiles, traces and warms, as play.py's first move does
             players[label] = player
@@ -71,12 +80,17 @@ def main() -> int:
     for label, player in players.items():
         engine = getattr(player.network, "engine", "?")
         bfloat16 = engine == "openvino" and getattr(player.network, "bfloat16", False)
+        cache = player.inference.capacity if isinstance(player.inference, EvaluationCache) else 0
         print(f"{label}: {player.leaves} leaves per call, engine {engine}"
-              f"{' (bfloat16)' if bfloat16 else ''}")  # fmt: skip
+              f"{' (bfloat16)' if bfloat16 else ''}, cache {cache} positions")  # fmt: skip
 
     evaluated = {"new": 0, "old": 0}
     for label, player in players.items():
-        player.inference = counting(player.inference, evaluated, label)
+        if isinstance(player.inference, EvaluationCache):  # count what reaches the network
+            player.inference.entries.clear()  # the warm-up's answers: a fresh game's cache
+            player.inference.policy = counting(player.inference.policy, evaluated, label)
+        else:
+            player.inference = counting(player.inference, evaluated, label)
     seconds: dict[str, list[float]] = {"new": [], "old": []}
     cpu: dict[str, list[float]] = {"new": [], "old": []}
     position = game

@@ -19,7 +19,7 @@ from ..players import ModelPlayer, Player, make_player
 from .board import Style, use_color
 from .match import run_match
 from .models import default_model, how_to_train
-from .options import DEFAULT_GAME, output_problem, parse_args, parse_game
+from .options import DEFAULT_CACHE, DEFAULT_GAME, output_problem, parse_args, parse_game
 from .prompt import LineReader
 from .session import HintModel, Session, is_human
 from .text import is_tty
@@ -155,13 +155,18 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                     symmetric=args.symmetric,
                     leaves=args.leaves,
                     engine=args.engine,
+                    cache=DEFAULT_CACHE,
                 )
             )
             continue
         spec = _with_sims(spec, args.sims, args.symmetric)
         if spec.lower().startswith("model:"):
             print(f"loading {spec} ...", flush=True)
-        players.append(make_player(spec, start, seed=seed, leaves=args.leaves, engine=args.engine))
+        players.append(
+            make_player(
+                spec, start, seed=seed, leaves=args.leaves, engine=args.engine, cache=DEFAULT_CACHE
+            )
+        )
     return players
 
 

@@ -24,6 +24,11 @@ DEFAULT_LEAVES = 4
 quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
 Four positions it played as well as one leaf (97.0% correct against 96.8%, 800 simulations:
 docs/benchmarks.md)."""
+DEFAULT_CACHE = 10_000
+"""Positions whose network answers a model player keeps across its moves (``ModelPlayer``'s
+``cache``): each move's search meets again about three in four of the positions the last
+searches evaluated, so a Connect Four move took 0.19 s instead of 0.54 s, with the same moves
+(``benchmarks/play_speed.py``). About 6 MB for Connect Four."""
 DEFAULT_ENGINE = "auto"
 """OpenVINO when installed (``pip install -e .[fast]``), else TensorFlow."""
 DEFAULT_HOST = "127.0.0.1"

@@ -17,7 +17,7 @@ from ..checkpoints import CheckpointError
 from ..games.base import Game, GameError
 from ..players import HumanPlayer, ModelPlayer, Player, Thought
 from .board import Style
-from .options import DEFAULT_SIMULATIONS
+from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move
 from .records import GameRecord, save_records
 from .text import fill, is_tty, terminal_width
@@ -94,6 +94,7 @@ class HintModel:
                     symmetric=self.symmetric,
                     leaves=self.leaves,
                     engine=self.engine,
+                    cache=DEFAULT_CACHE,
                 )
                 return self.player, ""
             except (CheckpointError, GameError, ValueError, OSError) as error:

@@ -48,7 +48,14 @@ from ..games import make
 from ..games.base import Game, GameError, MoveParseError
 from ..players import ModelPlayer, Thought
 from .models import default_model, how_to_train
-from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SIMULATIONS, parse_game
+from .options import (
+    DEFAULT_CACHE,
+    DEFAULT_GAME,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    DEFAULT_SIMULATIONS,
+    parse_game,
+)
 from .prompt import reason
 
 MAX_BODY = 16 * 1024
@@ -402,6 +409,7 @@ class PlaySession:
             inference=network,
             symmetric=self.app.symmetric,
             leaves=self.app.leaves,
+            cache=DEFAULT_CACHE,
         )
         self._player = (wanted, player)
         return player
