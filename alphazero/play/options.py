@@ -16,9 +16,9 @@ from .text import fill, terminal_width, two_columns
 
 DEFAULT_GAME = "connect4"
 DEFAULT_SIMULATIONS = 800
-"""What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO a Connect
-Four move took 0.63 CPU-s (1.3 s on the 2-core machine loaded by a training run), one leaf on
-TensorFlow 3.9 CPU-s (4.9 s): ``benchmarks/play_speed.py``, docs/benchmarks.md."""
+"""What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO and
+``DEFAULT_CACHE`` a Connect Four move took 0.20 s on the idle 2-core machine, one leaf on
+TensorFlow without the cache 2.34 s: ``benchmarks/play_speed.py``, docs/benchmarks.md."""
 DEFAULT_LEAVES = 4
 """Leaves searched per network call (virtual loss keeps them apart): the search makes a
 quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
