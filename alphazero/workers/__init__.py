@@ -19,6 +19,7 @@ from ..games import Game, make
 from ..paused import PausedGame
 from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
 from .base import (
+    OneWayToPlay,
     SelfPlayBackend,
     SelfPlayInterrupted,
     WorkerError,
@@ -31,7 +32,7 @@ from .processes import ProcessBackend
 from .ray_backend import RayBackend
 
 
-class LocalBackend:
+class LocalBackend(OneWayToPlay):
     """Self-play in this process, through the training loop's own inference model."""
 
     in_process = True
@@ -44,17 +45,6 @@ class LocalBackend:
 
     def new_game(self) -> Game:
         return make(self.config.game.name, **self.config.game.params)
-
-    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
-        examples, stats, _ = self._play(num_games, rng, None)
-        return examples, stats
-
-    def play_carrying(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
-        examples, stats, carried = self._play(num_games, rng, paused)
-        assert carried is not None  # a list whenever paused is
-        return examples, stats, carried
 
     def _play(
         self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None

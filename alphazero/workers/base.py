@@ -49,6 +49,27 @@ class SelfPlayBackend(Protocol):
         ...
 
 
+class OneWayToPlay:
+    """A backend's ``play`` and ``play_carrying``, both through its ``_play``, whose
+    ``paused`` is None without carry-over (then it returns None for the games it paused)."""
+
+    def _play(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
+        raise NotImplementedError
+
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        examples, stats, _ = self._play(num_games, rng, None)
+        return examples, stats
+
+    def play_carrying(
+        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
+    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
+        examples, stats, carried = self._play(num_games, rng, paused)
+        assert carried is not None  # a list whenever paused is
+        return examples, stats, carried
+
+
 def split_games(num_games: int, workers: int) -> list[int]:
     """Games per worker, as even as possible, first workers taking the remainder."""
     base, extra = divmod(num_games, workers)

@@ -39,7 +39,15 @@ from ..games import make
 from ..interrupts import sigint_ignored
 from ..paused import PausedGame
 from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
-from .base import SelfPlayInterrupted, WorkerError, merge, merge_paused, split_games, split_paused
+from .base import (
+    OneWayToPlay,
+    SelfPlayInterrupted,
+    WorkerError,
+    merge,
+    merge_paused,
+    split_games,
+    split_paused,
+)
 
 START_TIMEOUT = 300.0
 """Seconds a worker may take to import TensorFlow and build its network."""
@@ -243,7 +251,7 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
 
 
 # ----------------------------------------------------------------------- the driver's side
-class ProcessBackend:
+class ProcessBackend(OneWayToPlay):
     """Self-play in ``config.selfplay.workers`` processes, with the learner's weights."""
 
     in_process = False
@@ -329,17 +337,6 @@ class ProcessBackend:
         code = process.exitcode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
         return WorkerError(f"self-play worker {index} (pid {process.pid}) died ({how})")
-
-    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
-        examples, stats, _ = self._play(num_games, rng, None)
-        return examples, stats
-
-    def play_carrying(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
-        examples, stats, carried = self._play(num_games, rng, paused)
-        assert carried is not None  # a list whenever paused is
-        return examples, stats, carried
 
     def _play(
         self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None

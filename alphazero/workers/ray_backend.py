@@ -31,7 +31,15 @@ from ..config import Config, ConfigError
 from ..games import make
 from ..paused import PausedGame
 from ..selfplay import Examples, SelfPlayStats
-from .base import SelfPlayInterrupted, WorkerError, merge, merge_paused, split_games, split_paused
+from .base import (
+    OneWayToPlay,
+    SelfPlayInterrupted,
+    WorkerError,
+    merge,
+    merge_paused,
+    split_games,
+    split_paused,
+)
 from .processes import START_TIMEOUT, SelfPlayWorker, available_cores
 
 log = logging.getLogger(__name__)
@@ -53,7 +61,7 @@ def _import_ray() -> Any:
     return ray
 
 
-class RayBackend:
+class RayBackend(OneWayToPlay):
     """Self-play in ``config.selfplay.workers`` Ray actors, with the learner's weights."""
 
     in_process = False
@@ -141,17 +149,6 @@ class RayBackend:
         with contextlib.suppress(Exception):
             self._ray.kill(self.actors[index])
         self.actors[index] = self._new_actor()
-
-    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
-        examples, stats, _ = self._play(num_games, rng, None)
-        return examples, stats
-
-    def play_carrying(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame]
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
-        examples, stats, carried = self._play(num_games, rng, paused)
-        assert carried is not None  # a list whenever paused is
-        return examples, stats, carried
 
     def _play(
         self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
