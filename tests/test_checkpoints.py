@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zipfile
 
 import keras
 import numpy as np
@@ -608,6 +609,17 @@ def test_two_writers_of_one_model_do_not_share_a_temporary_file(tmp_path, models
     monkeypatch.undo()
     assert weights_equal(load_model(dst), models[0])  # the last replace wins, whole
     assert [p.name for p in tmp_path.iterdir()] == [dst.name]
+
+
+def test_a_saved_model_is_deflated_and_loads_the_same(tmp_path, models):
+    dst = tmp_path / "latest.keras"
+    save_model_atomic(models[0], dst)
+    with zipfile.ZipFile(dst) as archive:
+        infos = archive.infolist()
+    assert infos and all(info.compress_type == zipfile.ZIP_DEFLATED for info in infos)
+    assert sum(info.compress_size for info in infos) < sum(info.file_size for info in infos)
+    assert weights_equal(load_model(dst), models[0])
+    assert [p.name for p in tmp_path.iterdir()] == [dst.name]  # no temporary file left
 
 
 def test_temporary_files_a_kill_left_are_removed_and_nothing_else(saved_run):
