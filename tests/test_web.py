@@ -28,14 +28,9 @@ from web_helpers import FakeNetwork, call, running
 from alphazero.games import make
 from alphazero.play import web
 from alphazero.play.cli import main
-from alphazero.play.web import (
-    MAX_BODY,
-    STATIC_FILES,
-    Networks,
-    WebApp,
-    host_warning,
-    page_url,
-)
+from alphazero.play.web import MAX_BODY, STATIC_FILES, host_warning, page_url
+from alphazero.play.web_app import WebApp
+from alphazero.play.web_networks import Networks
 
 PLAY = Path(__file__).resolve().parents[1] / "play.py"
 

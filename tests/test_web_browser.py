@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from web_helpers import running
 
-from alphazero.play.web import WebApp
+from alphazero.play.web_app import WebApp
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
