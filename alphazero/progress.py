@@ -61,9 +61,11 @@ def report_moves(moves: float) -> None:
         run.report_moves(moves)
 
 
-def write(text: str) -> None:
+def write(text: str, enabled: bool = True) -> None:
     """A whole line on stdout, above any bar; flushed, so that in a log it keeps its place
-    among the progress lines (stderr's)."""
+    among the progress lines (stderr's). ``enabled=False`` writes nothing."""
+    if not enabled:
+        return
     tqdm.write(text, file=sys.stdout)
     sys.stdout.flush()
 

@@ -303,7 +303,7 @@ def test_bad_paused_games_are_one_line_before_any_worker_starts(
     train(carry_config(iterations=2), run, progress=False, max_iterations=1)
     damage(run, RunDir(run).read_metadata())
     started = []
-    monkeypatch.setattr("alphazero.training.make_backend", lambda *a, **k: started.append(a))
+    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *a, **k: started.append(a))
     with pytest.raises(CheckpointError) as error:
         train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     assert message in str(error.value) and "\n" not in str(error.value)
@@ -406,7 +406,7 @@ def test_kept_paused_games_of_another_game_are_one_line_before_any_worker_starts
     )  # fmt: skip
     RunDir(run).save_pending(dataclasses.replace(kept, paused=foreign))
     started = []
-    monkeypatch.setattr("alphazero.training.make_backend", lambda *a, **k: started.append(a))
+    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *a, **k: started.append(a))
     with pytest.raises(CheckpointError) as error:
         train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     message = str(error.value)

@@ -459,7 +459,7 @@ class _InterruptedBackend:
 
 
 def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_saved(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("alphazero.training.make_backend", lambda *args: _InterruptedBackend())
+    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *args: _InterruptedBackend())
     run = tmp_path / "run"
     state = train(tiny_config(), run, progress=False)
     assert state.iteration == 0 and not RunDir(run).has_checkpoint
@@ -850,7 +850,7 @@ def test_the_run_folder_is_locked_while_it_trains(tmp_path, monkeypatch):
                 RunLock(run).acquire()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr("alphazero.training.make_backend", lambda *args: Backend())
+    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *args: Backend())
     train(tiny_config(), run, progress=False)
     assert seen == [f"{os.getpid()}\n"]
     assert not (run / "train.lock").exists()
@@ -897,14 +897,15 @@ def test_a_later_model_rated_alike_becomes_the_best(monkeypatch):
     its rating): the later model has trained longer."""
     import alphazero.evaluation as evaluation
     from alphazero.config import Config
-    from alphazero.training import RunState, _evaluate
+    from alphazero.run_evaluation import evaluate_iteration
+    from alphazero.run_state import RunState
 
     elos = iter([250.0, evaluation.ELO_BOUND, evaluation.ELO_BOUND, 100.0])
     monkeypatch.setattr(evaluation, "evaluate", lambda *args, **kwargs: {"elo": next(elos)})
     state = RunState(ladder={"uct:200": 0.0})
     config = Config()
     picked = [
-        _evaluate(None, config, None, state, iteration, progress=False)[1]
+        evaluate_iteration(None, config, None, state, iteration, progress=False)[1]
         for iteration in (5, 10, 15, 20)
     ]
     assert picked == [True, True, True, False]

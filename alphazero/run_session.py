@@ -1,0 +1,275 @@
+"""Where a training session starts: a new run, or the checkpoint of one resumed (its model,
+buffer, counters and random state, kept and paused games), and what its iterations use
+(trainer, inference, self-play backend, progress).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+
+# isort: split
+
+import keras
+
+from . import progress as progress_bars
+from .checkpoints import (
+    CONFIG_FILE,
+    PENDING_FILE,
+    CheckpointError,
+    PendingGames,
+    RunDir,
+    describe_files,
+)
+from .config import Config
+from .games import Game, make
+from .metrics import last_speeds, repair_metrics
+from .network import InferenceModel, build_network
+from .paused import PausedGame
+from .paused import check as check_paused
+from .progress import RunProgress
+from .replay_buffer import ReplayBuffer
+from .run_evaluation import check_model_opponents
+from .run_guard import move_aside
+from .run_state import RunState
+from .trainer import Trainer
+from .workers import SelfPlayBackend, make_backend
+
+
+@dataclass
+class Start:
+    """Where a session starts: the run folder, its config, model, buffer, counters and random
+    state, and the line that says so."""
+
+    run: RunDir
+    config: Config
+    model: Any
+    buffer: ReplayBuffer
+    state: RunState
+    rng: np.random.Generator
+    line: str
+    paused: list[PausedGame] = field(default_factory=list)
+    """The games the checkpoint paused (``selfplay.carry_over``), checked against the game."""
+
+
+def start_run(
+    config: Config, run_path: Path, resume: bool, max_iterations: int | None, overwrite: bool
+) -> Start | RunState:
+    """Resume the checkpoint in ``run_path``, or start a new run there (also when the folder
+    holds only the first iteration's kept games); the saved state of a finished run."""
+    run = RunDir.open(run_path) if resume else None
+    # Ctrl-C in the first iteration leaves only its kept games: the run starts from its
+    # config as a new one would (same seed, same network), with those games.
+    first_kept = run is not None and run.earlier_run_files() == [PENDING_FILE]
+    if run is not None and not first_kept:
+        run.remove_temp_files()  # a kill's leftovers (no one else saves: we hold the lock)
+        config = run.load_config()
+        model, buffer, meta = run.load()
+        state = RunState.from_metadata(meta)
+        if state.iteration >= config.iterations:  # nothing to do: say so, and why
+            print(
+                _finished_line(run.path, state.iteration, config, max_iterations), file=sys.stderr
+            )
+            return state
+        check_model_opponents(config)
+        _apply_l2(model, config.network.l2)
+        repair_metrics(run.path, state.iteration)
+        rng = np.random.default_rng()
+        rng.bit_generator.state = meta["rng"]
+        return Start(
+            run,
+            config,
+            model,
+            buffer,
+            state,
+            rng,
+            f"resuming {run.path} at iteration {state.iteration}",
+            # Checked now, before any worker starts: a bad file is one line, not a crash.
+            paused=_checkpoint_paused(run, config, meta),
+        )
+    if run is not None:
+        run.remove_temp_files()
+        config = run.load_config()
+        check_model_opponents(config)
+        started = f"resuming {run.path} at iteration 0"
+    else:
+        if overwrite and (moved := move_aside(run_path)) is not None:
+            aside, files = moved
+            print(f"--overwrite: moved {describe_files(files)} into {aside}", file=sys.stderr)
+        run = RunDir.create(run_path, config)
+        started = f"new run in {run.path}"
+    keras.utils.set_random_seed(config.seed)
+    game = make(config.game.name, **config.game.params)
+    model = build_network(game.plane_shape, game.num_actions, config.network)
+    buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
+    return Start(
+        run, config, model, buffer, RunState(), np.random.default_rng(config.seed), started
+    )
+
+
+@dataclass
+class Session:
+    """A started run and what its iterations use: trainer, inference, self-play backend,
+    progress, and the games of an interrupted iteration."""
+
+    run: RunDir
+    config: Config
+    model: Any
+    buffer: ReplayBuffer
+    state: RunState
+    rng: np.random.Generator
+    progress: bool
+    trainer: Trainer
+    inference: InferenceModel
+    backend: SelfPlayBackend
+    tracker: RunProgress
+    pending: PendingGames | None
+    """Games kept by an earlier Ctrl-C, for the first iteration to go on from."""
+    in_flight: PendingGames | None = None
+    """The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint."""
+    paused: list[PausedGame] | None = None
+    """With ``selfplay.carry_over``: the games paused at the end of the last self-play, for
+    the next to go on with (and the checkpoint to keep); None without it."""
+
+    @classmethod
+    def begin(cls, start: Start, progress: bool) -> Session:
+        """Find kept games, say how the run starts, and make the trainer and the backend."""
+        run, config, state, rng = start.run, start.config, start.state, start.rng
+        game = make(config.game.name, **config.game.params)
+        pending = _kept_games(run, game, state.iteration)
+        started = start.line
+        if pending is not None:
+            rng.bit_generator.state = pending.rng  # these games' own draws are behind it
+            started += f"; {_kept_line(pending, config)}"
+        progress_bars.write(started, enabled=progress)
+        trainer = Trainer(start.model, config.train)
+        inference = InferenceModel(
+            start.model,
+            max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
+            precision=config.search.inference_precision,
+        )
+        paused = _carried(run, config, start.paused, pending, game)
+        backend = make_backend(config, start.model, inference, progress)
+        tracker = RunProgress(config.iterations, *last_speeds(run.path, config))
+        return cls(
+            run=run,
+            config=config,
+            model=start.model,
+            buffer=start.buffer,
+            state=state,
+            rng=rng,
+            progress=progress,
+            trainer=trainer,
+            inference=inference,
+            backend=backend,
+            tracker=tracker,
+            pending=pending,
+            paused=paused,
+        )
+
+    def new_game(self) -> Game:
+        return make(self.config.game.name, **self.config.game.params)
+
+
+def _kept_games(run: RunDir, game: Game, saved: int) -> PendingGames | None:
+    """The kept games of the iteration after checkpoint ``saved``, if any. A file of an
+    iteration the checkpoint holds (a crash after the save, before its removal) goes; one of
+    an iteration beyond the next (a checkpoint put back from a backup?) is an error, as no
+    network of this run played them."""
+    pending = run.load_pending(game.plane_shape, game.num_actions)
+    if pending is None or pending.iteration == saved + 1:
+        return pending
+    if pending.iteration <= saved:
+        run.discard_pending()
+        return None
+    raise CheckpointError(
+        f"{run.path / PENDING_FILE}: holds games of iteration {pending.iteration}, but the "
+        f"checkpoint holds iteration {saved}; remove the file to go on from iteration {saved + 1}"
+    )
+
+
+def _kept_line(pending: PendingGames, config: Config) -> str:
+    if pending.complete:
+        return f"iteration {pending.iteration}'s {pending.games} games were played before the stop"
+    return (
+        f"{pending.games} of iteration {pending.iteration}'s "
+        f"{config.selfplay.games_per_iteration} games were played before the stop"
+    )
+
+
+def _checkpoint_paused(run: RunDir, config: Config, meta: dict[str, Any]) -> list[PausedGame]:
+    """The games the checkpoint paused, checked, when the run carries games over (a run that
+    no longer does leaves them, and its next checkpoint removes the file)."""
+    if not config.selfplay.carry_over:
+        return []
+    return run.load_paused(meta, make(config.game.name, **config.game.params))
+
+
+def _carried(
+    run: RunDir,
+    config: Config,
+    saved: list[PausedGame],
+    pending: PendingGames | None,
+    game: Game,
+) -> list[PausedGame] | None:
+    """The paused games the first iteration goes on with (None without carry-over).
+
+    Games kept by a Ctrl-C supersede the checkpoint's: after the whole self-play (Ctrl-C in
+    training or evaluation) they hold the games it paused, so the run goes on exactly; in
+    the middle of it, the checkpoint's paused games had gone on, to end among the kept games
+    or to be lost in flight, so none is carried (that iteration is then another run's, as
+    any interrupted self-play is).
+    """
+    if not config.selfplay.carry_over:
+        return None
+    if pending is None:
+        return list(saved)
+    if not pending.complete or pending.paused is None:
+        return []
+    try:
+        check_paused(pending.paused, game)
+    except ValueError as error:
+        raise CheckpointError(
+            f"{run.path / PENDING_FILE}: {error}; remove the file to play the iteration again"
+        ) from None
+    return list(pending.paused)
+
+
+def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:
+    """Why resuming a finished run does nothing, and what would make it train on."""
+    line = (
+        f"{run_path} has finished its {config.iterations} iterations"
+        + (f" (it holds iteration {done})" if done != config.iterations else "")
+        + f"; raise `iterations` in {run_path / CONFIG_FILE} to train further"
+    )
+    if max_iterations is not None:  # people read --iterations as the run's total
+        line += (
+            f" (--iterations {max_iterations} limits this session's iterations, it does not "
+            f"raise the run's total)"
+        )
+    return line
+
+
+def _apply_l2(model: Any, l2: float) -> None:
+    """Give a resumed model the config's ``network.l2``.
+
+    Unlike the network's shape (``RunDir.load`` refuses a changed one), the L2 penalty is a
+    training setting like the learning rate: the weights fit any value, so an edited one
+    takes effect. Keras reads the penalty from each kernel (``model.losses``) and saves the
+    layer's ``kernel_regularizer``, so both change.
+    """
+    for layer in model.layers:
+        if not hasattr(layer, "kernel_regularizer") or getattr(layer, "kernel", None) is None:
+            continue
+        current = layer.kernel_regularizer
+        if float(getattr(current, "l2", 0.0)) == l2:
+            continue
+        regularizer = keras.regularizers.L2(l2) if l2 > 0 else None
+        layer.kernel_regularizer = regularizer
+        layer.kernel.regularizer = regularizer

@@ -1,0 +1,75 @@
+"""A training run's counters, carried from one iteration to the next and across a resume.
+
+They are saved in every checkpoint's metadata (``RunState.to_metadata``) and read back from
+it (``RunState.from_metadata``), so a resumed run counts on from where it stopped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class RunState:
+    """Counters carried from one iteration to the next (and across a resume)."""
+
+    iteration: int = 0
+    games: int = 0
+    positions: int = 0
+    train_steps: int = 0
+    selfplay_seconds: float = 0.0
+    train_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    """Wall time of the saved iterations (an interrupted one's lost part not counted)."""
+    ladder: dict[str, float] | None = None
+    """Elo ratings of the evaluation opponents, measured once per run."""
+    best_elo: float | None = None
+    elo_history: list[tuple[int, float]] = field(default_factory=list)
+    best_rule: str | None = None
+    """How best.keras was chosen; a hand-written one (a model picked by other measures) stays
+    until the run picks a new best itself."""
+    best_cost: dict[str, float] | None = None
+    """Self-play ``games`` and ``cpu_seconds`` the run had spent when best.keras was saved
+    (None in runs from before it was recorded)."""
+
+    def to_metadata(self) -> dict[str, Any]:
+        return {
+            "iteration": self.iteration,
+            "games": self.games,
+            "positions": self.positions,
+            "train_steps": self.train_steps,
+            "timings": {
+                "selfplay_seconds": self.selfplay_seconds,
+                "train_seconds": self.train_seconds,
+                "cpu_seconds": self.cpu_seconds,
+                "wall_seconds": self.wall_seconds,
+            },
+            "ladder": self.ladder,
+            "best_elo": self.best_elo,
+            "elo_history": [list(item) for item in self.elo_history],
+            "best_rule": self.best_rule,
+            "best_cost": self.best_cost,
+        }
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, Any]) -> RunState:
+        timings = meta.get("timings", {})
+        selfplay, train = timings.get("selfplay_seconds", 0.0), timings.get("train_seconds", 0.0)
+        return cls(
+            iteration=int(meta["iteration"]),
+            games=int(meta.get("games", 0)),
+            positions=int(meta.get("positions", 0)),
+            train_steps=int(meta.get("train_steps", 0)),
+            selfplay_seconds=float(timings.get("selfplay_seconds", 0.0)),
+            train_seconds=float(timings.get("train_seconds", 0.0)),
+            cpu_seconds=float(timings.get("cpu_seconds", 0.0)),
+            # Runs from before it was recorded: their self-play and training, most of it.
+            wall_seconds=float(timings.get("wall_seconds", selfplay + train)),
+            ladder=meta.get("ladder"),
+            best_elo=meta.get("best_elo"),
+            elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
+            best_rule=meta.get("best_rule"),
+            best_cost=meta.get("best_cost"),
+        )
