@@ -170,7 +170,9 @@ def test_train_py_into_a_file_writes_whole_lines_and_no_bar_redraws(tmp_path):
     text = log.read_text()
     assert result.returncode == 0, text
     assert "\r" not in text and "\x1b" not in text
-    lines = text.splitlines()
+    # A phase slower than LOG_INTERVAL (a loaded machine) adds a whole progress line; the
+    # summaries are what must come in order.
+    lines = [line for line in text.splitlines() if "iteration ETA" not in line]
     assert lines[0] == f"new run in {tmp_path / 'run'}"
     assert lines[2] == "rating the evaluation ladder: random"
     assert [line.split(":")[0] for line in lines if line.startswith("iteration")] == [
