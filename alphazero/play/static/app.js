@@ -78,15 +78,37 @@ async function startSession(settings) {
 
 async function act(path, body) {
   if (busyRequest || !current) return;
-  busyRequest = true;
+  setRequestPending(true);
   try {
-    render(await api("POST", `/api/sessions/${current.session}/${path}`, body));
+    const state = await api("POST", `/api/sessions/${current.session}/${path}`, body);
+    if (notOlder(state)) render(state);
   } catch (error) {
     notice(error.message);
     if (error.status === 404) await startSession(formSettings());
   } finally {
-    busyRequest = false;
+    setRequestPending(false);
   }
+}
+
+// Answers can cross: the long poll may already have drawn a later version of the session than
+// a click's own answer (a new game's "loading" answer arriving after the model has loaded).
+function notOlder(state) {
+  return !current || state.session !== current.session || state.version >= current.version;
+}
+
+// While a click is on its way the controls are disabled, not silently deaf: the long poll can
+// draw the new position (your turn again) before the click's own answer arrives.
+function setRequestPending(pending) {
+  busyRequest = pending;
+  document.body.dataset.request = pending ? "pending" : "idle";
+  if (current) drawControls(current);
+}
+
+function drawControls(state) {
+  const open = canAct(state);
+  $("hint").disabled = !open;
+  $("undo").disabled = busyRequest || !state.can_undo;
+  $("board").classList.toggle("active", open);
 }
 
 function notice(text) {
@@ -254,11 +276,16 @@ function clickable(group, state, action) {
   el("title", { text: state.position.labels[action] }, group);
   if (legal) {
     group.addEventListener("click", () => {
-      if (isYourTurn(current) && current.ply === state.ply) {
+      if (canAct(current) && current.ply === state.ply) {
         act("move", { action, ply: state.ply });
       }
     });
   }
+}
+
+// The person may click now: their turn, and no click of theirs still unanswered.
+function canAct(state) {
+  return !busyRequest && isYourTurn(state);
 }
 
 function isYourTurn(state) {
@@ -541,7 +568,6 @@ function drawBoard(state) {
   holder.dataset.key = state.position.key;
   holder.dataset.ply = state.ply;
   holder.dataset.version = state.version;
-  holder.classList.toggle("active", isYourTurn(state));
 }
 
 // ------------------------------------------------------------------------------ panel
@@ -618,8 +644,7 @@ function render(state, fresh) {
   drawBoard(state);
   drawThinking(state);
   drawMoves(state);
-  $("hint").disabled = !isYourTurn(state);
-  $("undo").disabled = !state.can_undo;
+  drawControls(state);
   const model = state.model ? `model: ${state.model}, ${state.sims} simulations a move` : "";
   $("model").textContent = model;
   if (fresh) fillSetup(state);
