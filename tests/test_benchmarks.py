@@ -83,6 +83,8 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (bench / "training_step.py", ["--steps", "0"], "--steps must be at least 1"),
         (bench / "training_step.py", ["--networks", "9x9"], "--networks: unknown '9x9'"),
         (bench / "play_speed.py", ["--leaves", "0"], "--leaves and --old-leaves must be"),
+        (bench / "gumbel_python_ab.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "gumbel_python_ab.py", ["--base", "no-such-rev"], "--base: no alphazero/"),
         (
             bench / "connect4_positions.py",
             ["--model", "x", "--leaves", "0"],

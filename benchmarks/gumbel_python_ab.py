@@ -1,0 +1,107 @@
+"""The Gumbel search's own Python, this tree's ``alphazero/search/gumbel.py`` against the
+same file at a git revision, in one process, rounds interleaved.
+
+Timing two checkouts in two processes mixes the change with the noise between processes
+(on the shared 2-core machine, ``selfplay.py``'s ratio moved 0.72-0.80 between runs of the
+same code). Here the revision's ``gumbel.py`` is loaded beside the current one as a second
+module of the package, and both search the same games from the same seeds, with the
+fixed random linear policy of ``search_python.py`` (its CPU measured and left out).
+
+``python benchmarks/gumbel_python_ab.py --base HEAD~1`` (about a minute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+from search_python import TimedPolicy
+
+from alphazero.games import make
+from alphazero.search import Node
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULE = "alphazero/search/gumbel.py"
+
+
+def module_at(revision: str) -> ModuleType:
+    """``gumbel.py`` as it was at ``revision``, a module of ``alphazero.search``."""
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{revision}:{MODULE}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        detail = (getattr(error, "stderr", "") or str(error)).strip().splitlines()
+        raise ValueError(
+            f"no {MODULE} at {revision!r}: {detail[-1] if detail else error}"
+        ) from None
+    name = "alphazero.search._gumbel_base"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "alphazero.search"
+    sys.modules[name] = module
+    exec(compile(source, f"{revision}:{MODULE}", "exec"), module.__dict__)
+    return module
+
+
+def search_seconds(gumbel: ModuleType, games: int, moves: int) -> float:
+    """CPU seconds of ``games`` Connect Four games searched together for ``moves`` moves, 32
+    simulations each from a rerooted tree, the policy's own CPU left out."""
+    policy = TimedPolicy(make("connect4"))
+    rng = np.random.default_rng(0)
+    nodes = [Node(make("connect4")) for _ in range(games)]
+    start = time.process_time()
+    for _ in range(moves):
+        nodes = [gumbel.reroot(node) for node in nodes]
+        roots = gumbel.gumbel_search(nodes, policy, 32, gumbel.GumbelParams(), rng)
+        nodes = [gumbel.gumbel_choice(root).node for root in roots]
+        nodes = [n if n.game.score is None else Node(make("connect4")) for n in nodes]
+    return time.process_time() - start - policy.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="HEAD", help="git revision to compare against")
+    parser.add_argument("--games", type=int, default=128, help="games searched at once")
+    parser.add_argument("--moves", type=int, default=3, help="moves per game and round")
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    if min(args.games, args.moves, args.rounds) < 1:
+        parser.error("--games, --moves and --rounds must be at least 1")
+    import alphazero.search.gumbel as current
+
+    try:
+        base = module_at(args.base)
+    except ValueError as error:
+        parser.error(f"--base: {error}")
+    versions = {args.base: base, "this tree": current}
+    seconds: dict[str, list[float]] = {name: [] for name in versions}
+    for _ in range(args.rounds):
+        for name, module in versions.items():
+            seconds[name].append(search_seconds(module, args.games, args.moves))
+    print(
+        f"Gumbel search's Python, Connect Four, {args.games} games x {args.moves} moves, "
+        f"32 simulations, {args.rounds} interleaved rounds (CPU s, policy excluded)"
+    )
+    for name, runs in seconds.items():
+        print(
+            f"  {name:>10}: median {np.median(runs):.3f}  runs "
+            + ", ".join(f"{x:.3f}" for x in runs)
+        )
+    ratios = [a / b for a, b in zip(seconds[args.base], seconds["this tree"], strict=True)]
+    print(f"{args.base} / this tree: {np.median(ratios):.2f}x by the median of the rounds' ratios")
+
+
+if __name__ == "__main__":
+    main()
