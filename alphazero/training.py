@@ -40,7 +40,7 @@ from .run_evaluation import check_model_opponents, evaluate_iteration, solved_po
 from .run_guard import RunLock
 from .run_session import Session, start_run
 from .run_state import RunState
-from .selfplay import Examples, SelfPlayStats
+from .selfplay_results import Examples, SelfPlayStats
 from .workers import SelfPlayInterrupted
 
 

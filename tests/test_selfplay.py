@@ -10,13 +10,13 @@ from alphazero.games import make
 from alphazero.search import Node, run_simulations
 from alphazero.search.node import add_dirichlet_noise, expand
 from alphazero.selfplay import (
-    SelfPlayStats,
     _advance,
     _begin_search,
     _finish,
     _Slot,
     play_games,
 )
+from alphazero.selfplay_results import SelfPlayStats
 
 
 def uniform(num_actions):

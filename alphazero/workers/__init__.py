@@ -17,7 +17,8 @@ from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
 from ..paused import PausedGame
-from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
+from ..selfplay import play_games, play_games_carrying
+from ..selfplay_results import Examples, FinishedGames, SelfPlayStats
 from .base import (
     OneWayToPlay,
     SelfPlayBackend,

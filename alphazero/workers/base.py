@@ -8,7 +8,7 @@ from typing import Protocol
 import numpy as np
 
 from ..paused import PausedGame
-from ..selfplay import Examples, SelfPlayStats
+from ..selfplay_results import Examples, SelfPlayStats
 
 
 class WorkerError(RuntimeError):

@@ -38,7 +38,8 @@ from ..config import Config
 from ..games import make
 from ..interrupts import sigint_ignored
 from ..paused import PausedGame
-from ..selfplay import Examples, FinishedGames, SelfPlayStats, play_games, play_games_carrying
+from ..selfplay import play_games, play_games_carrying
+from ..selfplay_results import Examples, FinishedGames, SelfPlayStats
 from .base import (
     OneWayToPlay,
     SelfPlayInterrupted,

@@ -30,7 +30,7 @@ from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
 from ..paused import PausedGame
-from ..selfplay import Examples, SelfPlayStats
+from ..selfplay_results import Examples, SelfPlayStats
 from .base import (
     OneWayToPlay,
     SelfPlayInterrupted,
