@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-from search_python import TimedPolicy
+from search_python import TimedPolicy, _going_on
 
 from alphazero.games import make
 from alphazero.search import Node
@@ -66,7 +66,7 @@ def search_seconds(gumbel: ModuleType, games: int, moves: int) -> float:
         nodes = [gumbel.reroot(node) for node in nodes]
         roots = gumbel.gumbel_search(nodes, policy, 32, gumbel.GumbelParams(), rng)
         nodes = [gumbel.gumbel_choice(root).node for root in roots]
-        nodes = [n if n.game.score is None else Node(make("connect4")) for n in nodes]
+        nodes = [_going_on(node) for node in nodes]
     return time.process_time() - start - policy.seconds
 
 
