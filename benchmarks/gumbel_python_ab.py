@@ -6,6 +6,9 @@ Timing two checkouts in two processes mixes the change with the noise between pr
 same code). Here the revision's ``gumbel.py`` is loaded beside the current one as a second
 module of the package, and both search the same games from the same seeds, with the
 fixed random linear policy of ``search_python.py`` (its CPU measured and left out).
+``--whole-search`` loads the revision's whole ``alphazero/search`` package instead (its
+``node.py``, ``batched.py``... beside the current ones; the games stay the current ones), for
+changes that reach beyond ``gumbel.py``.
 
 ``python benchmarks/gumbel_python_ab.py --base HEAD~1`` (about a minute).
 """
@@ -16,6 +19,7 @@ import argparse
 import importlib.util
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -24,27 +28,29 @@ import numpy as np
 from search_python import TimedPolicy, _going_on
 
 from alphazero.games import make
-from alphazero.search import Node
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULE = "alphazero/search/gumbel.py"
+PACKAGE = "alphazero/search"
+
+
+def _git(*args: str) -> str:
+    """``git args`` in the repository; its output (``ValueError`` with git's last line)."""
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        detail = (getattr(error, "stderr", "") or str(error)).strip().splitlines()
+        raise ValueError(detail[-1] if detail else str(error)) from None
 
 
 def module_at(revision: str) -> ModuleType:
     """``gumbel.py`` as it was at ``revision``, a module of ``alphazero.search``."""
     try:
-        source = subprocess.run(
-            ["git", "show", f"{revision}:{MODULE}"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError) as error:
-        detail = (getattr(error, "stderr", "") or str(error)).strip().splitlines()
-        raise ValueError(
-            f"no {MODULE} at {revision!r}: {detail[-1] if detail else error}"
-        ) from None
+        source = _git("show", f"{revision}:{MODULE}")
+    except ValueError as error:
+        raise ValueError(f"no {MODULE} at {revision!r}: {error}") from None
     name = "alphazero.search._gumbel_base"
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
@@ -55,12 +61,35 @@ def module_at(revision: str) -> ModuleType:
     return module
 
 
+def package_at(revision: str, folder: Path) -> ModuleType:
+    """The ``gumbel`` module of ``alphazero/search`` as it was at ``revision``, the whole
+    package loaded from ``folder`` (where its files are written) as
+    ``alphazero._search_base``: its modules import one another, not the current ones."""
+    try:
+        names = _git("ls-tree", "--name-only", f"{revision}:{PACKAGE}").split()
+        for name in names:
+            if name.endswith(".py"):
+                (folder / name).write_text(_git("show", f"{revision}:{PACKAGE}/{name}"))
+    except ValueError as error:
+        raise ValueError(f"no {PACKAGE} at {revision!r}: {error}") from None
+    name = "alphazero._search_base"
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module(f"{name}.gumbel")
+
+
 def search_seconds(gumbel: ModuleType, games: int, moves: int) -> float:
     """CPU seconds of ``games`` Connect Four games searched together for ``moves`` moves, 32
-    simulations each from a rerooted tree, the policy's own CPU left out."""
+    simulations each from a rerooted tree, the policy's own CPU left out. The trees are of
+    ``gumbel``'s own ``Node`` (with ``--whole-search``, the revision's)."""
     policy = TimedPolicy(make("connect4"))
     rng = np.random.default_rng(0)
-    nodes = [Node(make("connect4")) for _ in range(games)]
+    nodes = [gumbel.Node(make("connect4")) for _ in range(games)]
     start = time.process_time()
     for _ in range(moves):
         nodes = [gumbel.reroot(node) for node in nodes]
@@ -76,13 +105,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--moves", type=int, default=3, help="moves per game and round")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--whole-search",
+        action="store_true",
+        help="load the revision's whole alphazero/search, not only its gumbel.py",
+    )
     args = parser.parse_args()
     if min(args.games, args.moves, args.rounds) < 1:
         parser.error("--games, --moves and --rounds must be at least 1")
     import alphazero.search.gumbel as current
 
     try:
-        base = module_at(args.base)
+        if args.whole_search:
+            # Kept until the process ends: the package's modules were loaded from it.
+            folder = tempfile.TemporaryDirectory(prefix="search_base_")
+            base = package_at(args.base, Path(folder.name))
+        else:
+            base = module_at(args.base)
     except ValueError as error:
         parser.error(f"--base: {error}")
     versions = {args.base: base, "this tree": current}
@@ -90,9 +129,11 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, module in versions.items():
             seconds[name].append(search_seconds(module, args.games, args.moves))
+    swapped = "alphazero/search" if args.whole_search else "gumbel.py"
     print(
         f"Gumbel search's Python, Connect Four, {args.games} games x {args.moves} moves, "
-        f"32 simulations, {args.rounds} interleaved rounds (CPU s, policy excluded)"
+        f"32 simulations, {args.rounds} interleaved rounds (CPU s, policy excluded; "
+        f"{swapped} swapped)"
     )
     for name, runs in seconds.items():
         print(

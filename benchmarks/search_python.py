@@ -56,8 +56,9 @@ class TimedPolicy:
 
 
 def _going_on(node: Node) -> Node:
-    """``node``, or a new game in its place if its game is over (as in self-play)."""
-    return node if node.game.score is None else Node(make("connect4"))
+    """``node``, or a new game in its place if its game is over (as in self-play), of the
+    same class (``gumbel_python_ab.py`` searches with another revision's ``Node`` too)."""
+    return node if node.game.score is None else type(node)(make("connect4"))
 
 
 def puct(policy: Policy, games: int, moves: int, rng: np.random.Generator) -> int:

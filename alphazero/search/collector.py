@@ -17,7 +17,10 @@ no faster). Not ``gc.disable()``: cycles made elsewhere in the process would nev
 
 The threshold is one for the whole process, and the web app searches in one thread per
 session: the first search step to start raises it and the last one to end restores it. Between
-two steps (choosing moves, re-rooting) the default thresholds apply.
+two steps (choosing moves, re-rooting) the default thresholds apply, except in self-play,
+which holds it from its first game to its last (``selfplay.play_games``): the quarter rule
+still lets a full collection come once enough objects were promoted, so a collection the
+steps held back came all the same, at the first allocation between two steps.
 """
 
 from __future__ import annotations
@@ -64,4 +67,5 @@ class _RareFullCollections:
 
 
 rare_full_collections = _RareFullCollections()
-"""``with rare_full_collections:`` around a search step (``batched.search_step``)."""
+"""``with rare_full_collections:`` around a search step (``batched.search_step``) and
+around all of self-play."""

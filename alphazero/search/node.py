@@ -2,7 +2,11 @@
 
 A ``Node`` holds one position. Its statistics describe the move that led to it:
 
-* ``prob``: the network's prior for that move, as seen by the mother.
+* ``prob``: the network's prior for that move, as seen by the mother; ``logit`` its log
+  (floored at ``log(PROB_FLOOR)``), made once here because Gumbel search reads it for every
+  child of every node it walks through (``add_dirichlet_noise`` keeps the two together).
+  PUCT pays about 90 ns a node for it; made on Gumbel's first need instead, as a list on
+  the mother, it left Gumbel's Python 5% slower.
 * ``N``: visits; ``W``: sum of the values backed up through it; ``V = W / N``.
 * ``U``: the PUCT score the mother last computed for it: ``V + c_puct * prob * sqrt(N_mother)
   / (1 + N)``.
@@ -41,6 +45,10 @@ from .choice import (
 )
 from .policy import Policy, process_policy
 
+PROB_FLOOR = 1e-30
+"""Priors below this count as this in ``Node.logit`` (a zero prior has no logarithm)."""
+LOG_FLOOR = math.log(PROB_FLOOR)
+
 
 class Node:
     __slots__ = (
@@ -53,6 +61,7 @@ class Node:
         "_game",
         "_mother",
         "children",
+        "logit",
         "outcome",
         "plies",
         "prob",
@@ -72,6 +81,7 @@ class Node:
         self.children: dict[int, Node] = {}
         self.action = action
         self.prob = prob
+        self.logit = math.log(prob) if prob > PROB_FLOOR else LOG_FLOOR
         self.N = 0
         self.W = 0.0
         self.V = 0.0
@@ -316,4 +326,5 @@ def add_dirichlet_noise(
     each = alpha / len(children) if alpha_is_total else alpha
     noise = rng.dirichlet([each] * len(children))
     for child, eta in zip(children, noise, strict=True):
-        child.prob = (1 - weight) * child.prob + weight * float(eta)
+        child.prob = prob = (1 - weight) * child.prob + weight * float(eta)
+        child.logit = math.log(prob) if prob > PROB_FLOOR else LOG_FLOOR
