@@ -113,9 +113,15 @@ def _q_range(children: Collection[Node], raw_value: float | None) -> _QRange:
     return visited, most, mixed, low, high
 
 
-def _completed_q(children: Collection[Node], raw_value: float | None) -> list[float]:
-    mixed = _q_range(children, raw_value)[2]
+def _completed(children: Collection[Node], mixed: float) -> list[float]:
+    """Completed Q of each child: its result if proven, else its mean value if visited, else
+    ``mixed``. (``select_child`` and ``GumbelRoot._best`` inline the same expression: they
+    run for every node of every simulation.)"""
     return [(c.V if c.N else mixed) if c.outcome is None else c.outcome for c in children]
+
+
+def _completed_q(children: Collection[Node], raw_value: float | None) -> list[float]:
+    return _completed(children, _q_range(children, raw_value)[2])
 
 
 def _sigma_scale(stats: _QRange, params: GumbelParams) -> float:
@@ -136,11 +142,8 @@ def _sigma(
     children: Collection[Node], raw_value: float | None, params: GumbelParams
 ) -> list[float]:
     stats = _q_range(children, raw_value)
-    scale, mixed, low = _sigma_scale(stats, params), stats[2], stats[3]
-    return [
-        scale * (((c.V if c.N else mixed) if c.outcome is None else c.outcome) - low)
-        for c in children
-    ]
+    scale, low = _sigma_scale(stats, params), stats[3]
+    return [scale * (q - low) for q in _completed(children, stats[2])]
 
 
 def _improved(children: list[Node], raw_value: float | None, params: GumbelParams) -> list[float]:

@@ -50,6 +50,11 @@ PROB_FLOOR = 1e-30
 LOG_FLOOR = math.log(PROB_FLOOR)
 
 
+def log_prior(prob: float) -> float:
+    """``Node.logit`` of a prior: its log, floored at ``LOG_FLOOR``."""
+    return math.log(prob) if prob > PROB_FLOOR else LOG_FLOOR
+
+
 class Node:
     __slots__ = (
         "N",
@@ -81,7 +86,7 @@ class Node:
         self.children: dict[int, Node] = {}
         self.action = action
         self.prob = prob
-        self.logit = math.log(prob) if prob > PROB_FLOOR else LOG_FLOOR
+        self.logit = log_prior(prob)
         self.N = 0
         self.W = 0.0
         self.V = 0.0
@@ -327,4 +332,4 @@ def add_dirichlet_noise(
     noise = rng.dirichlet([each] * len(children))
     for child, eta in zip(children, noise, strict=True):
         child.prob = prob = (1 - weight) * child.prob + weight * float(eta)
-        child.logit = math.log(prob) if prob > PROB_FLOOR else LOG_FLOOR
+        child.logit = log_prior(prob)
