@@ -12,6 +12,8 @@ game. Run:
 
     python experiments/compare_runs.py checkpoints/dots_and_boxes checkpoints/dots_and_boxes_pcr \\
         --cpu-hours 0.5 --games 200
+    python experiments/compare_runs.py checkpoints/connect4 checkpoints/c4_games256 \\
+        --games 0 --budgets 0.5 1 1.5
 """
 
 from __future__ import annotations
@@ -46,9 +48,22 @@ def history(run: Path) -> list[dict]:
                 "games": record["games"],
                 "cpu_hours": cpu / 3600,
                 "evaluation": record.get("evaluation"),
+                "solved": record.get("connect4_positions"),
             }
         )
     return rows
+
+
+def solved_at(rows: list[dict], cpu_hours: float, last: int = 3) -> tuple[float, float, int] | None:
+    """Raw policy and value-head shares on the solved positions, averaged over the ``last``
+    iterations that had spent no more than ``cpu_hours`` (one iteration's share swings by a
+    point or two); also the last of those iterations. None if no such iteration was measured."""
+    within = [r for r in rows if r["cpu_hours"] <= cpu_hours and r["solved"]][-last:]
+    if not within:
+        return None
+    policy = float(np.mean([r["solved"]["policy_correct"] for r in within]))
+    value = float(np.mean([r["solved"]["value_result"] for r in within]))
+    return policy, value, within[-1]["iteration"]
 
 
 def snapshot(run: Path, rows: list[dict], cpu_hours: float | None) -> tuple[Path, dict]:
@@ -83,10 +98,21 @@ def main() -> int:
     parser.add_argument(
         "--cpu-hours", type=float, default=None, help="snapshots at this training CPU"
     )
-    parser.add_argument("--games", type=int, default=100, help="head-to-head games per pair")
+    parser.add_argument(
+        "--games", type=int, default=100, help="head-to-head games per pair (0: none)"
+    )
     parser.add_argument("--sims", type=int, default=200, help="simulations per move")
     parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--budgets",
+        type=float,
+        nargs="+",
+        default=[],
+        metavar="H",
+        help="also print each run's raw policy / value-head share on the solved Connect Four "
+        "positions at these training CPU hours (mean of the last 3 iterations within each)",
+    )
     args = parser.parse_args()
     for run in args.runs:
         missing = [f for f in ("config.yaml", "metrics.jsonl") if not (run / f).is_file()]
@@ -117,6 +143,8 @@ def main() -> int:
                 )
                 print(f"  iteration {row['iteration']:4d}  {row['games']:6d} games  "
                       f"{row['cpu_hours']:.2f} CPU-h  {scores}")  # fmt: skip
+        if args.games == 0:
+            continue
         path, row = snapshot(run, rows, args.cpu_hours)
         print(f"  head to head: {path} (iteration {row['iteration']}, {row['games']} games, "
               f"{row['cpu_hours']:.2f} CPU-h)")  # fmt: skip
@@ -127,6 +155,24 @@ def main() -> int:
         player.name = f"{run.name}@{row['iteration']}"
         players.append(player)
 
+    if args.budgets:
+        print("\nsolved positions, raw policy / value head (iteration):")
+        print("  CPU-h  " + "  ".join(f"{run.name:>24}" for run in args.runs))
+        for budget in args.budgets:
+            cells = []
+            for run in args.runs:
+                rows = history(run)
+                found = solved_at(rows, budget)
+                if rows[-1]["cpu_hours"] < budget:
+                    cells.append(f"not yet ({rows[-1]['cpu_hours']:.2f} CPU-h)")
+                else:
+                    cells.append(
+                        f"{found[0]:6.1%} / {found[1]:5.1%} ({found[2]:3d})" if found else "-"
+                    )
+            print(f"  {budget:5.2f}  " + "  ".join(f"{c:>24}" for c in cells))
+
+    if args.games == 0:
+        return 0
     rng = np.random.default_rng(args.seed)
     print()
     for a, b in itertools.combinations(players, 2):

@@ -96,3 +96,36 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         assert done.returncode == 2 and reason in last, (script.name, args, done.stderr[-2000:])
         assert "Traceback" not in done.stderr
     assert committed(tmp_path) == before
+
+
+def fake_run(folder: Path, cpu_per_iteration: float, shares: list[float]) -> Path:
+    """A run folder whose iterations each cost ``cpu_per_iteration`` seconds and scored
+    ``shares`` on the solved positions (raw policy; the value head 0.1 lower)."""
+    folder.mkdir()
+    (folder / "config.yaml").write_text("game:\n  name: connect4\n")
+    lines = []
+    for i, share in enumerate(shares, start=1):
+        record = {
+            "iteration": i,
+            "games": 128 * i,
+            "selfplay": {"cpu_seconds": cpu_per_iteration / 2},
+            "train_cpu_seconds": cpu_per_iteration / 2,
+            "connect4_positions": {"policy_correct": share, "value_result": share - 0.1},
+        }
+        lines.append(json.dumps(record))
+    (folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_compare_runs_budget_table_averages_the_last_iterations_within_each_budget(tmp_path):
+    # 0.25 CPU-h per iteration: by 1 CPU-h, iterations 2-4 (0.5, 0.6, 0.7) count, not 5.
+    cheap = fake_run(tmp_path / "cheap", 900, [0.3, 0.5, 0.6, 0.7, 0.9])
+    # 0.5 CPU-h per iteration: by 1 CPU-h only iterations 1-2; 2 CPU-h is beyond the run.
+    dear = fake_run(tmp_path / "dear", 1800, [0.2, 0.4, 0.8])
+    done = run(ROOT / "experiments" / "compare_runs.py", str(cheap), str(dear),
+               "--games", "0", "--budgets", "1", "2")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    one, two = done.stdout.splitlines()[-2:]
+    assert one.split() == ["1.00", "60.0%", "/", "50.0%", "(", "4)", "30.0%", "/", "20.0%", "(",
+                           "2)"]  # fmt: skip
+    assert "not yet (1.25 CPU-h)" in two and "not yet (1.50 CPU-h)" in two
