@@ -15,9 +15,12 @@ PUCT with 200 simulations per move (the default) or Gumbel search with 32:
 
 (a) and (b) alternate, round after round, and the output ends with the median of the rounds'
 (b) / (a) ratios as one line, ``selfplay/network: 0.NN``: how close the search comes to the
-network's own speed (the rest is the search's Python). The bars (issue 3): (b) >= 50% of (a),
-and (b) >= 5x (c); issue 26: (b) >= 75% of (a). Run: ``python benchmarks/selfplay.py`` (about
-two minutes on 2 cores, and two more for (e)); ``--ratio-only`` runs (a) and (b) alone, e.g.
+network's own speed (the rest is the search's Python). (b) holds full garbage collections back
+for all its moves, as self-play does (``rare_full_collections``), and each timing starts after
+an untimed full collection, so that neither pays for the other's garbage. The bars (issue 3):
+(b) >= 50% of (a), and (b) >= 5x (c); issue 26: (b) >= 75% of (a). Run:
+``python benchmarks/selfplay.py`` (about two minutes on 2 cores, and two more for (e));
+``--ratio-only`` runs (a) and (b) alone, e.g.
 ``python benchmarks/selfplay.py --ratio-only --algorithm gumbel --network 6x128``.
 
   (e) workers  whole self-play games per hour through the training loop's backends:
@@ -46,6 +49,7 @@ two minutes on 2 cores, and two more for (e)); ``--ratio-only`` runs (a) and (b)
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import time
 
@@ -63,6 +67,7 @@ from alphazero.search import (
     reroot,
     run_simulations,
 )
+from alphazero.search.collector import rare_full_collections
 
 SIMULATIONS = {"puct": 200, "gumbel": 32}
 """Simulations per move of each ``--algorithm`` (PUCT's is ``--simulations``)."""
@@ -83,11 +88,12 @@ def batched_search(policy: Policy, parallel_games: int, simulations: int, moves:
     rng = np.random.default_rng(0)
     roots = [Node(make("connect4")) for _ in range(parallel_games)]
     total, start = 0, time.perf_counter()
-    for _ in range(moves):
-        before = sum(r.N for r in roots)
-        run_simulations(roots, policy, simulations, 1.5, noise=(1.0, 0.25, rng))
-        total += sum(r.N for r in roots) - before
-        roots = [r.next(1.0, rng).node for r in roots]
+    with rare_full_collections:  # held from the first move to the last, as self-play does
+        for _ in range(moves):
+            before = sum(r.N for r in roots)
+            run_simulations(roots, policy, simulations, 1.5, noise=(1.0, 0.25, rng))
+            total += sum(r.N for r in roots) - before
+            roots = [r.next(1.0, rng).node for r in roots]
     return total / (time.perf_counter() - start)
 
 
@@ -97,12 +103,13 @@ def batched_gumbel(policy: Policy, parallel_games: int, simulations: int, moves:
     rng = np.random.default_rng(0)
     nodes = [Node(make("connect4")) for _ in range(parallel_games)]
     total, start = 0, time.perf_counter()
-    for _ in range(moves):
-        nodes = [reroot(node) for node in nodes]
-        before = sum(n.N for n in nodes)
-        roots = gumbel_search(nodes, policy, simulations, GumbelParams(), rng)
-        total += sum(n.N for n in nodes) - before
-        nodes = [gumbel_choice(root).node for root in roots]
+    with rare_full_collections:  # held from the first move to the last, as self-play does
+        for _ in range(moves):
+            nodes = [reroot(node) for node in nodes]
+            before = sum(n.N for n in nodes)
+            roots = gumbel_search(nodes, policy, simulations, GumbelParams(), rng)
+            total += sum(n.N for n in nodes) - before
+            nodes = [gumbel_choice(root).node for root in roots]
     return total / (time.perf_counter() - start)
 
 
@@ -396,7 +403,11 @@ def search_benchmark(args: argparse.Namespace) -> float:
     keys = "ab" if args.ratio_only else "abcd"
     samples: dict[str, list[float]] = {key: [] for key in keys}
     for _ in range(args.rounds):
+        # A full collection before each timing, untimed: neither pays for the other's
+        # garbage, and a collection the search held back cannot land in the network's time.
+        gc.collect()
         samples["a"].append(network_throughput(inference, planes, args.seconds))
+        gc.collect()
         samples["b"].append(batched(inference, args.parallel_games, args.simulations, args.moves))
         if not args.ratio_only:
             puct_simulations = args.simulations if args.algorithm == "puct" else 200
