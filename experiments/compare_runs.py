@@ -54,11 +54,14 @@ def history(run: Path) -> list[dict]:
     return rows
 
 
-def solved_at(rows: list[dict], cpu_hours: float, last: int = 3) -> tuple[float, float, int] | None:
+def solved_at(
+    rows: list[dict], budget: float, axis: str = "cpu_hours", last: int = 3
+) -> tuple[float, float, int] | None:
     """Raw policy and value-head shares on the solved positions, averaged over the ``last``
-    iterations that had spent no more than ``cpu_hours`` (one iteration's share swings by a
-    point or two); also the last of those iterations. None if no such iteration was measured."""
-    within = [r for r in rows if r["cpu_hours"] <= cpu_hours and r["solved"]][-last:]
+    iterations that had spent no more than ``budget`` of ``axis`` (``cpu_hours`` or
+    ``games``; one iteration's share swings by a point or two); also the last of those
+    iterations. None if no such iteration was measured."""
+    within = [r for r in rows if r[axis] <= budget and r["solved"]][-last:]
     if not within:
         return None
     policy = float(np.mean([r["solved"]["policy_correct"] for r in within]))
@@ -111,9 +114,25 @@ def main() -> int:
         default=[],
         metavar="H",
         help="also print each run's raw policy / value-head share on the solved Connect Four "
-        "positions at these training CPU hours (mean of the last 3 iterations within each)",
+        "positions at these training CPU hours (mean of the last --last iterations within each)",
+    )
+    parser.add_argument(
+        "--last",
+        type=int,
+        default=3,
+        metavar="N",
+        help="--budgets average this many iterations (default 3; a run with bigger iterations "
+        "then lags by more games, so compare such runs with --last 1 too)",
+    )
+    parser.add_argument(
+        "--by-games",
+        action="store_true",
+        help="--budgets are self-play games, not CPU hours (CPU hours from two machines do "
+        "not compare; games do, but ignore what each game cost)",
     )
     args = parser.parse_args()
+    if args.last < 1:
+        parser.error("--last must be at least 1")
     for run in args.runs:
         missing = [f for f in ("config.yaml", "metrics.jsonl") if not (run / f).is_file()]
         if missing:
@@ -156,20 +175,22 @@ def main() -> int:
         players.append(player)
 
     if args.budgets:
+        axis, unit = ("games", "games") if args.by_games else ("cpu_hours", "CPU-h")
         print("\nsolved positions, raw policy / value head (iteration):")
-        print("  CPU-h  " + "  ".join(f"{run.name:>24}" for run in args.runs))
+        print(f"  {unit:>6}  " + "  ".join(f"{run.name:>24}" for run in args.runs))
         for budget in args.budgets:
             cells = []
             for run in args.runs:
                 rows = history(run)
-                found = solved_at(rows, budget)
-                if rows[-1]["cpu_hours"] < budget:
-                    cells.append(f"not yet ({rows[-1]['cpu_hours']:.2f} CPU-h)")
+                found = solved_at(rows, budget, axis, args.last)
+                if rows[-1][axis] < budget:
+                    cells.append(f"not yet ({rows[-1][axis]:.{0 if args.by_games else 2}f} {unit})")
                 else:
                     cells.append(
                         f"{found[0]:6.1%} / {found[1]:5.1%} ({found[2]:3d})" if found else "-"
                     )
-            print(f"  {budget:5.2f}  " + "  ".join(f"{c:>24}" for c in cells))
+            shown = f"{budget:6.0f}" if args.by_games else f"{budget:6.2f}"
+            print(f"  {shown}  " + "  ".join(f"{c:>24}" for c in cells))
 
     if args.games == 0:
         return 0

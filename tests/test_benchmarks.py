@@ -73,6 +73,7 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (strength_copy, ["--only", "chess"], "--only chess: no such model"),
         (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
         (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--last", "0"], "--last must be"),
         (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
@@ -129,3 +130,9 @@ def test_compare_runs_budget_table_averages_the_last_iterations_within_each_budg
     assert one.split() == ["1.00", "60.0%", "/", "50.0%", "(", "4)", "30.0%", "/", "20.0%", "(",
                            "2)"]  # fmt: skip
     assert "not yet (1.25 CPU-h)" in two and "not yet (1.50 CPU-h)" in two
+    by_games = run(ROOT / "experiments" / "compare_runs.py", str(cheap), str(dear), "--games",
+                   "0", "--budgets", "256", "--by-games", "--last", "1")  # fmt: skip
+    assert by_games.returncode == 0, by_games.stderr[-2000:]
+    # 128 games an iteration in both: iteration 2 of each, alone.
+    row = by_games.stdout.splitlines()[-1].split()
+    assert row == ["256", "50.0%", "/", "40.0%", "(", "2)", "40.0%", "/", "30.0%", "(", "2)"]
