@@ -9,6 +9,7 @@ python train.py --overwrite                      # a new run; the old one moves 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 from pathlib import Path
@@ -141,7 +142,9 @@ def _warn_if_the_run_differs(config_path: Path, config: Config, run_dir: Path) -
         saved = RunDir(run_dir).load_config()
     except CheckpointError:
         return  # resuming reports it, in one line
-    if saved != config:
+    # run_name only names the folder, which is already chosen: a run folder moved or renamed
+    # (an experiment promoted to the flagship) goes on with the same settings.
+    if dataclasses.replace(saved, run_name=None) != dataclasses.replace(config, run_name=None):
         print(
             f"warning: {config_path} differs from {run_dir / 'config.yaml'}, which the resumed "
             f"run goes on with (edit that to change its settings)",

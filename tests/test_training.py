@@ -694,6 +694,17 @@ def test_resume_with_a_config_that_differs_from_the_run_warns(tmp_path):
     assert "has finished its 1 iterations" in result.stderr
 
 
+def test_resume_of_a_renamed_run_folder_with_the_same_settings_does_not_warn(tmp_path):
+    # An experiment's folder promoted to the flagship keeps its old run_name in config.yaml.
+    train(tiny_config(iterations=1, run_name="an_experiment"), tmp_path / "checkpoints" / "tiny",
+          progress=False)  # fmt: skip
+    config_path = _write_config(tmp_path, iterations=1)
+    result = run_cli("--resume", "--config", str(config_path), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr
+    assert "has finished its 1 iterations" in result.stderr
+
+
 def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
     train(tiny_config(iterations=1), tmp_path / "ttt", progress=False)
     for opponent, message in [
