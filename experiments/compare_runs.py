@@ -69,11 +69,18 @@ def solved_at(
     return policy, value, within[-1]["iteration"]
 
 
-def snapshot(run: Path, rows: list[dict], cpu_hours: float | None) -> tuple[Path, dict]:
-    """The kept model with the most training CPU up to ``cpu_hours`` (None: the latest)."""
+def snapshot(
+    run: Path, rows: list[dict], cpu_hours: float | None, iteration: int | None = None
+) -> tuple[Path, dict]:
+    """The kept model with the most training CPU up to ``cpu_hours`` (None: the latest), or
+    the one of ``iteration`` if given."""
+    kept = {int(p.stem.split("_")[1]): p for p in (run / "models").glob("iter_*.keras")}
+    if iteration is not None:
+        if iteration not in kept:
+            raise SystemExit(f"error: {run} kept no model of iteration {iteration}")
+        return kept[iteration], next(r for r in rows if r["iteration"] == iteration)
     if cpu_hours is None:
         return run / "latest.keras", rows[-1]
-    kept = {int(p.stem.split("_")[1]): p for p in (run / "models").glob("iter_*.keras")}
     within = [r for r in rows if r["iteration"] in kept and r["cpu_hours"] <= cpu_hours]
     if not within:
         raise SystemExit(f"error: {run} kept no model within {cpu_hours} CPU hours")
@@ -100,6 +107,15 @@ def main() -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders of the same game")
     parser.add_argument(
         "--cpu-hours", type=float, default=None, help="snapshots at this training CPU"
+    )
+    parser.add_argument(
+        "--at",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="I",
+        help="the kept models of these iterations play, one per run (instead of --cpu-hours: "
+        "for runs whose CPU hours were spent on different machines)",
     )
     parser.add_argument(
         "--games", type=int, default=100, help="head-to-head games per pair (0: none)"
@@ -133,6 +149,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.last < 1:
         parser.error("--last must be at least 1")
+    if args.at is not None and len(args.at) != len(args.runs):
+        parser.error("--at needs one iteration per run")
     for run in args.runs:
         missing = [f for f in ("config.yaml", "metrics.jsonl") if not (run / f).is_file()]
         if missing:
@@ -164,7 +182,8 @@ def main() -> int:
                       f"{row['cpu_hours']:.2f} CPU-h  {scores}")  # fmt: skip
         if args.games == 0:
             continue
-        path, row = snapshot(run, rows, args.cpu_hours)
+        at = None if args.at is None else args.at[args.runs.index(run)]
+        path, row = snapshot(run, rows, args.cpu_hours, at)
         print(f"  head to head: {path} (iteration {row['iteration']}, {row['games']} games, "
               f"{row['cpu_hours']:.2f} CPU-h)")  # fmt: skip
         try:
