@@ -74,6 +74,7 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
         (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
         (experiments / "compare_runs.py", [str(tmp_path), "--last", "0"], "--last must be"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--at", "1", "2"], "--at needs one"),
         (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
