@@ -151,6 +151,8 @@ def main() -> int:
         parser.error("--last must be at least 1")
     if args.at is not None and len(args.at) != len(args.runs):
         parser.error("--at needs one iteration per run")
+    if args.at is not None and args.cpu_hours is not None:
+        parser.error("--at and --cpu-hours both choose the models: give one")
     for run in args.runs:
         missing = [f for f in ("config.yaml", "metrics.jsonl") if not (run / f).is_file()]
         if missing:
@@ -167,7 +169,7 @@ def main() -> int:
     start = make(name, **json.loads(params))
 
     players = []
-    for run in args.runs:
+    for index, run in enumerate(args.runs):
         rows = history(run)
         if not rows:
             parser.error(f"{run}: metrics.jsonl has no iterations yet")
@@ -182,7 +184,7 @@ def main() -> int:
                       f"{row['cpu_hours']:.2f} CPU-h  {scores}")  # fmt: skip
         if args.games == 0:
             continue
-        at = None if args.at is None else args.at[args.runs.index(run)]
+        at = None if args.at is None else args.at[index]
         path, row = snapshot(run, rows, args.cpu_hours, at)
         print(f"  head to head: {path} (iteration {row['iteration']}, {row['games']} games, "
               f"{row['cpu_hours']:.2f} CPU-h)")  # fmt: skip

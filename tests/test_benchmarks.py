@@ -75,6 +75,11 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
         (experiments / "compare_runs.py", [str(tmp_path), "--last", "0"], "--last must be"),
         (experiments / "compare_runs.py", [str(tmp_path), "--at", "1", "2"], "--at needs one"),
+        (
+            experiments / "compare_runs.py",
+            [str(tmp_path), "--at", "1", "--cpu-hours", "1"],
+            "--at and --cpu-hours both",
+        ),
         (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
