@@ -78,7 +78,10 @@ def snapshot(
     if iteration is not None:
         if iteration not in kept:
             raise SystemExit(f"error: {run} kept no model of iteration {iteration}")
-        return kept[iteration], next(r for r in rows if r["iteration"] == iteration)
+        row = next((r for r in rows if r["iteration"] == iteration), None)
+        if row is None:
+            raise SystemExit(f"error: {run}/metrics.jsonl has no iteration {iteration}")
+        return kept[iteration], row
     if cpu_hours is None:
         return run / "latest.keras", rows[-1]
     within = [r for r in rows if r["iteration"] in kept and r["cpu_hours"] <= cpu_hours]
