@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import progress as progress_bars
 from .games.base import Game
+from .interrupts import raise_if_interrupted
 from .players import BatchPlayer, Player
 
 Z95 = 1.959963984540054
@@ -137,6 +138,7 @@ def play_match(
     bar = progress_bars.bar(games, f"{player.name} vs {opponent.name}", "game", enabled=progress)
     unfinished = set(range(games))
     while unfinished:
+        raise_if_interrupted()
         for mover in (player, opponent):
             waiting = sorted(i for i in unfinished if seats[i][positions[i].player] is mover)
             if not waiting:

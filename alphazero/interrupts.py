@@ -1,4 +1,10 @@
-"""Ctrl-C handling shared by the training loop and the worker processes."""
+"""Ctrl-C handling shared by the training loop and the worker processes.
+
+Python raises ``KeyboardInterrupt`` wherever the main thread happens to be. When that is a
+finalizer (``__del__``, which TensorFlow's tensors and resources have), Python prints the
+exception and drops it, and the Ctrl-C is lost. So inside ``stop_on_ctrl_c`` a Ctrl-C is also
+remembered, and the long loops call ``raise_if_interrupted`` at points where stopping is safe.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +32,37 @@ def sigint_handler(handler: Any) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+class _CtrlC:
+    """Whether a Ctrl-C came inside ``stop_on_ctrl_c``. Process state, as the signal is."""
+
+    seen = False
+
+
+def _remember_and_raise(signum: int, frame: object) -> None:
+    _CtrlC.seen = True
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_on_ctrl_c() -> Iterator[None]:
+    """Inside the block Ctrl-C raises ``KeyboardInterrupt`` as usual, and also later, at the
+    next ``raise_if_interrupted``, in case a finalizer swallowed the first one."""
+    _CtrlC.seen = False
+    try:
+        with sigint_handler(_remember_and_raise):
+            yield
+    finally:
+        _CtrlC.seen = False
+
+
+def raise_if_interrupted() -> None:
+    """Raise ``KeyboardInterrupt`` if a Ctrl-C came inside ``stop_on_ctrl_c`` (once: whoever
+    catches it has stopped). Called by the long loops, between their steps."""
+    if _CtrlC.seen:
+        _CtrlC.seen = False
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

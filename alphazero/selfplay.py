@@ -18,6 +18,7 @@ import numpy as np
 from . import progress as progress_bars
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
+from .interrupts import raise_if_interrupted
 from .paused import PausedGame
 from .search import (
     Choice,
@@ -169,6 +170,7 @@ def _play(
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
     # Carrying, games start until the quota has ended, so the batch never thins out.
     while (stats.games < num_games) if carrying else (active or started < num_games):
+        raise_if_interrupted()
         while (carrying or started < num_games) and len(active) < selfplay.parallel_games:
             if waiting:
                 slot = _resume(waiting.popleft(), new_game)

@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from . import progress as progress_bars
 from .config import TrainConfig
+from .interrupts import raise_if_interrupted
 from .network import wdl_targets, wdl_value
 from .schedules import StepDecay
 
@@ -211,6 +212,7 @@ class Trainer:
         done = 0
         with progress_bars.bar(steps, "train", "step", enabled=progress) as bar:
             for _ in range(steps):
+                raise_if_interrupted()
                 planes, policies, values = sample(self.config.batch_size)
                 metrics = self.train_step(planes, policies, values)
                 for name in METRICS:

@@ -33,7 +33,12 @@ from .checkpoints import (
     TrainingDiverged,
 )
 from .config import Config
-from .interrupts import deferred_interrupt, interrupted_message
+from .interrupts import (
+    deferred_interrupt,
+    interrupted_message,
+    raise_if_interrupted,
+    stop_on_ctrl_c,
+)
 from .metrics import append_metrics, summary_line, write_tensorboard
 from .paused import PausedGame
 from .run_evaluation import check_model_opponents, evaluate_iteration, solved_positions_metrics
@@ -88,8 +93,9 @@ def _train(
     if max_iterations is not None:
         stop_at = min(stop_at, session.state.iteration + max_iterations)
     try:
-        with session.tracker.active():
+        with stop_on_ctrl_c(), session.tracker.active():
             while session.state.iteration < stop_at:
+                raise_if_interrupted()
                 _iteration(session)
     except KeyboardInterrupt:
         if session.in_flight is not None:

@@ -7,6 +7,7 @@ to it was seen to crash it with a segmentation fault.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -64,3 +65,75 @@ def test_ctrl_c_while_ignored_is_dropped_and_the_handler_restored() -> None:
         """
     )
     assert out.strip() == "dropped"
+
+
+def test_ctrl_c_that_a_finalizer_swallowed_is_raised_at_the_next_check() -> None:
+    out = run_fresh(
+        """
+        import os, signal
+        from alphazero.interrupts import raise_if_interrupted, stop_on_ctrl_c
+
+        class Finalized:
+            def __del__(self):  # where TensorFlow's resources are freed
+                os.kill(os.getpid(), signal.SIGINT)
+
+        with stop_on_ctrl_c():
+            Finalized()  # Python prints the KeyboardInterrupt raised in __del__, and drops it
+            print("went on")
+            try:
+                raise_if_interrupted()
+            except KeyboardInterrupt:
+                print("raised at the check")
+            raise_if_interrupted()  # once only: whoever caught it has stopped
+        print("done")
+        """
+    )
+    assert out.split() == ["went", "on", "raised", "at", "the", "check", "done"]
+
+
+def test_training_stops_on_a_ctrl_c_that_a_finalizer_swallowed(tmp_path: Path) -> None:
+    """As it did when the signal landed in TensorFlow's ``EagerResourceDeleter.__del__``."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(
+            f"""
+            import os, signal
+            from alphazero.config import config_from_dict
+            from alphazero.trainer import Trainer
+            from alphazero.training import train
+
+            class Finalized:
+                def __del__(self):
+                    os.kill(os.getpid(), signal.SIGINT)
+
+            calls = []
+            train_step = Trainer.train_step
+
+            def step_that_drops_a_ctrl_c(self, *args):
+                calls.append(None)
+                if len(calls) == 6:  # iteration 2's second step: iteration 1 is saved
+                    Finalized()
+                return train_step(self, *args)
+
+            Trainer.train_step = step_that_drops_a_ctrl_c
+            config = config_from_dict({{
+                "game": {{"name": "tictactoe"}},
+                "network": {{"filters": 8, "blocks": 1, "value_hidden": 8}},
+                "search": {{"simulations": 8}},
+                "selfplay": {{"games_per_iteration": 4, "parallel_games": 4}},
+                "train": {{"batch_size": 16, "steps_per_iteration": 4, "min_positions": 0}},
+                "evaluation": {{"every": 0}},
+                "iterations": 30,
+            }})
+            state = train(config, {str(tmp_path / "run")!r}, progress=False)
+            print("stopped at iteration", state.iteration, "after", len(calls), "steps")
+            """
+        )],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-5:] == ["iteration", "1", "after", "6", "steps"]
+    assert "holds iteration 1" in done.stderr and "--resume" in done.stderr

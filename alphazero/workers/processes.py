@@ -36,7 +36,7 @@ from tqdm import tqdm
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
-from ..interrupts import sigint_ignored
+from ..interrupts import raise_if_interrupted, sigint_ignored
 from ..paused import PausedGame
 from ..selfplay import play_games, play_games_carrying
 from ..selfplay_results import Examples, FinishedGames, SelfPlayStats
@@ -368,6 +368,7 @@ class ProcessBackend(OneWayToPlay):
             paused_back: dict[int, list[PausedGame]] = {}
             pending = set(range(len(shares)))
             while pending:
+                raise_if_interrupted()
                 for index, message in self._receive(pending, timeout=1.0):
                     if message[0] == "moves":
                         moves[index] = message[1]

@@ -29,6 +29,7 @@ import numpy as np
 from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
+from ..interrupts import raise_if_interrupted
 from ..paused import PausedGame
 from ..selfplay_results import Examples, SelfPlayStats
 from .base import (
@@ -171,6 +172,7 @@ class RayBackend(OneWayToPlay):
         )
         try:
             while pending:
+                raise_if_interrupted()
                 bar.refresh()  # the run's clock moves on while the shares are out
                 done, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                 for ref in done:
