@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
         if not args.resume and not args.overwrite:  # say so now, not after TensorFlow loads
             RunDir(run_dir).refuse_earlier_run()
+        if args.resume:  # a missing folder or a bad config.yaml: also before TensorFlow loads
+            RunDir.open(run_dir).load_config()
         from alphazero.training import train  # TensorFlow loads here, after the quick checks
 
         train(
