@@ -329,6 +329,7 @@ def test_sigkill_at_any_moment_leaves_a_resumable_run(tmp_path):
     assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
 
 
+@pytest.mark.slow  # a minute; CI runs the same kills on a current folder (the test above)
 def test_sigkill_while_an_old_layout_run_converts_leaves_it_resumable(tmp_path):
     """Kills aimed at the saves of a format 1 folder, the first of which converts it."""
     run = tmp_path / "run"
@@ -610,7 +611,9 @@ def test_a_damaged_kept_games_file_is_a_one_line_error(tmp_path):
     assert "allow_pickle" not in message and "remove the file" in message
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+# One self-play process is slow: CI has its Ctrl-C mid self-play in process instead
+# (test_carry_over.py), and this end to end with the workers.
+@pytest.mark.parametrize("workers", [pytest.param(1, marks=pytest.mark.slow), 2])
 def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, workers):
     # Enough games that iteration 3's self-play lasts about a second even on a fast CPU (24
     # took 0.15 s on an AVX-512 machine, and the Ctrl-C came after it had ended).
