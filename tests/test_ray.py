@@ -30,8 +30,10 @@ def test_ray_backend_trains_and_survives_a_killed_actor():
     pytest.importorskip("ray")
     if not _private_network_available():
         pytest.skip("needs root with unshare and ip to give Ray a loopback-only network")
-    script = 'ip link set lo up && exec "$0" -m pytest -q -p no:cacheprovider tests/ray_cases.py'
-    # Ray starts its workers at nice 15: beside any other load its actors barely run.
+    # -n 0: one process, whatever the project's addopts say (the cases share one Ray instance).
+    inner = "-m pytest -q -p no:cacheprovider -n 0 tests/ray_cases.py"
+    script = f'ip link set lo up && exec "$0" {inner}'
+    # Ray starts its workers at nice 15: beside another test process they would barely run.
     env = {
         **os.environ,
         "ALPHAZERO_NETNS": "1",
