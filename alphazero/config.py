@@ -503,13 +503,60 @@ def read_yaml(path: Path) -> Any:
     return data
 
 
+MAX_BASES = 8
+"""How many ``base:`` files one config may stand on, one over another."""
+
+
 def load_config(path: str | Path) -> Config:
-    """Read a YAML config; any problem is a one-line ``ConfigError``."""
+    """Read a YAML config; any problem is a one-line ``ConfigError``.
+
+    A config may start from another: ``base: ../connect4.yaml`` (a path relative to the file
+    that names it) takes every setting of that file, and this file's own settings override
+    them, key by key inside each section. So an experiment names only what it changes. The
+    base's ``run_name`` is not taken: a run is named after its own file.
+    """
     path = Path(path)
-    data = read_yaml(path)
+    data = _with_bases(path, ())
     if isinstance(data, dict) and data.get("run_name") is None:
         data = {**data, "run_name": path.stem}
     try:
         return config_from_dict(data)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
+
+
+def _with_bases(path: Path, below: tuple[Path, ...]) -> Any:
+    """The YAML of ``path`` over the configs its ``base:`` chain names (``below``: the files
+    already read on the way here, which name this one)."""
+    data = read_yaml(path)
+    if not isinstance(data, dict) or "base" not in data:
+        return data
+    data = dict(data)
+    base = data.pop("base")
+    if not isinstance(base, str) or not base.strip():
+        raise ConfigError(f"{path}: base: must be the path of another config, got {_shown(base)}")
+    base_path = path.parent / base
+    chain = (*below, path.resolve())
+    if base_path.resolve() in chain:
+        raise ConfigError(f"{path}: base: {base} leads back to {path.name}")
+    if len(chain) > MAX_BASES:
+        raise ConfigError(f"{path}: base: more than {MAX_BASES} configs stand on one another")
+    try:
+        under = _with_bases(base_path, chain)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: base: {error}") from None
+    if not isinstance(under, dict):
+        raise ConfigError(f"{path}: base: {base_path} is not a mapping of sections")
+    under.pop("run_name", None)
+    return _merged(under, data)
+
+
+def _merged(under: dict[Any, Any], over: dict[Any, Any]) -> dict[Any, Any]:
+    """``over`` on top of ``under``: mappings merge key by key, any other value replaces."""
+    merged = dict(under)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

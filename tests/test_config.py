@@ -229,3 +229,51 @@ def test_values_quoted_in_errors_are_cut_to_about_80_characters(tmp_path, text, 
 
 def test_an_integer_too_long_to_read_is_a_one_line_error(tmp_path):
     assert "not a usable value in it" in _load_text(tmp_path, "iterations: " + "1" * 5000)
+
+
+def test_a_config_on_a_base_changes_only_what_it_names(tmp_path):
+    (tmp_path / "flagship.yaml").write_text(
+        "game: {name: connect4}\nsearch: {simulations: 32, c_puct: 2.0}\nrun_name: flag\n"
+    )
+    (tmp_path / "studies").mkdir()
+    study = tmp_path / "studies" / "more_sims.yaml"
+    study.write_text("base: ../flagship.yaml  # relative to this file\nsearch: {simulations: 64}\n")
+    config = load_config(study)
+    assert config.game.name == "connect4"
+    assert (config.search.simulations, config.search.c_puct) == (64, 2.0)
+    assert config.run_name == "more_sims"  # its own name, not the base's
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"a.yaml": "base: nope.yaml\n"}, "a.yaml: base: "),
+        ({"a.yaml": "base: b.yaml\n", "b.yaml": "base: a.yaml\n"}, "base: a.yaml leads back to"),
+        ({"a.yaml": "base: a.yaml\n"}, "base: a.yaml leads back to a.yaml"),
+        ({"a.yaml": "base: 3\n"}, "base: must be the path of another config, got 3"),
+        ({"a.yaml": "base: b.yaml\n", "b.yaml": "- 1\n"}, "is not a mapping of sections"),
+        ({"a.yaml": "base: b.yaml\n", "b.yaml": "train: {batch_size: x}\n"}, "train.batch_size"),
+    ],
+    ids=["missing", "cycle", "itself", "not-a-path", "not-a-mapping", "bad-base-value"],
+)
+def test_a_bad_base_is_a_one_line_error(tmp_path, files, expected):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "a.yaml")
+    assert expected in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_experiment_configs_on_the_flagship_are_the_configs_their_runs_trained_with():
+    """They name only what they change: if configs/connect4.yaml changes, write them out."""
+    import dataclasses
+
+    from alphazero.checkpoints import RunDir
+
+    root = Path(__file__).resolve().parents[1]
+    studies = [p for p in (root / "configs/experiments").glob("*.yaml") if "base:" in p.read_text()]
+    assert len(studies) >= 3
+    for path in studies:
+        config = load_config(path)
+        run = RunDir(root / "checkpoints" / config.run_name)
+        assert dataclasses.replace(run.load_config(), run_name=config.run_name) == config, path
