@@ -475,8 +475,9 @@ def read_yaml(path: Path) -> Any:
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except OSError as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise ConfigError(f"{path}: cannot read it ({first_line})") from None
+        # strerror, not str(error): that repeats the path, which the line already starts with
+        reason = error.strerror or (str(error).strip().splitlines() or [""])[0]
+        raise ConfigError(f"{path}: cannot read it ({reason})") from None
     if len(raw) > strict_yaml.MAX_BYTES:
         raise ConfigError(
             f"{path}: larger than {strict_yaml.MAX_BYTES // 1_000_000} MB, too large for a "
@@ -510,13 +511,15 @@ MAX_BASES = 8
 def load_config(path: str | Path) -> Config:
     """Read a YAML config; any problem is a one-line ``ConfigError``.
 
-    A config may start from another: ``base: ../connect4.yaml`` (a path relative to the file
-    that names it) takes every setting of that file, and this file's own settings override
-    them, key by key inside each section. So an experiment names only what it changes. The
-    base's ``run_name`` is not taken: a run is named after its own file.
+    A config may start from another: ``base: ../connect4.yaml`` (a path relative to the folder
+    of the file that names it) takes every setting of that file, and this file's own settings
+    override them, key by key inside each section (a different ``game.name`` replaces the
+    whole ``game`` section: another game's parameters would not fit). So an experiment names
+    only what it changes. The base's ``run_name`` is not taken: a run is named after its own
+    file.
     """
     path = Path(path)
-    data = _with_bases(path, ())
+    data = config_data(path)
     if isinstance(data, dict) and data.get("run_name") is None:
         data = {**data, "run_name": path.stem}
     try:
@@ -525,29 +528,47 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{path}: {error}") from None
 
 
+def config_data(path: Path) -> Any:
+    """The YAML document in ``path`` with its ``base:`` chain resolved (see ``load_config``);
+    not yet checked as a config, but each base is. Problems are one-line ``ConfigError``s."""
+    return _with_bases(Path(path), ())
+
+
 def _with_bases(path: Path, below: tuple[Path, ...]) -> Any:
-    """The YAML of ``path`` over the configs its ``base:`` chain names (``below``: the files
-    already read on the way here, which name this one)."""
+    """``config_data``; ``below``: the files already read on the way here, which stand on
+    this one."""
     data = read_yaml(path)
     if not isinstance(data, dict) or "base" not in data:
         return data
     data = dict(data)
     base = data.pop("base")
-    if not isinstance(base, str) or not base.strip():
+    if not isinstance(base, str) or not base.strip() or not base.isprintable():
         raise ConfigError(f"{path}: base: must be the path of another config, got {_shown(base)}")
     base_path = path.parent / base
-    chain = (*below, path.resolve())
-    if base_path.resolve() in chain:
-        raise ConfigError(f"{path}: base: {base} leads back to {path.name}")
+    try:
+        chain, resolved = (*below, path.resolve()), base_path.resolve()
+    except (OSError, ValueError, RuntimeError) as error:  # a NUL byte, a symlink loop
+        raise ConfigError(f"{path}: base: {_cut(base)}: not a usable path ({error})") from None
+    if resolved in chain:
+        raise ConfigError(f"{path}: base: {_cut(base)} leads back to {_cut(path.name)}")
     if len(chain) > MAX_BASES:
         raise ConfigError(f"{path}: base: more than {MAX_BASES} configs stand on one another")
     try:
         under = _with_bases(base_path, chain)
-    except ConfigError as error:
-        raise ConfigError(f"{path}: base: {error}") from None
-    if not isinstance(under, dict):
-        raise ConfigError(f"{path}: base: {base_path} is not a mapping of sections")
+        if not isinstance(under, dict):
+            raise ConfigError(f"{base_path}: is not a mapping of sections")
+        config_from_dict(under)  # so a bad setting of the base is blamed on the base
+    except ConfigError as error:  # name the base once, cut: it may be any length
+        message = str(error).removeprefix(f"{base_path}: ")
+        raise ConfigError(f"{path}: base: {_cut(str(base_path), 160)}: {message}") from None
     under.pop("run_name", None)
+    game, base_game = data.get("game"), under.get("game")
+    if (
+        isinstance(game, dict)
+        and isinstance(base_game, dict)
+        and game.get("name", base_game.get("name")) != base_game.get("name")
+    ):
+        under.pop("game")
     return _merged(under, data)
 
 

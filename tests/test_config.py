@@ -252,9 +252,22 @@ def test_a_config_on_a_base_changes_only_what_it_names(tmp_path):
         ({"a.yaml": "base: a.yaml\n"}, "base: a.yaml leads back to a.yaml"),
         ({"a.yaml": "base: 3\n"}, "base: must be the path of another config, got 3"),
         ({"a.yaml": "base: b.yaml\n", "b.yaml": "- 1\n"}, "is not a mapping of sections"),
-        ({"a.yaml": "base: b.yaml\n", "b.yaml": "train: {batch_size: x}\n"}, "train.batch_size"),
+        ({"a.yaml": "base: b.yaml\n", "b.yaml": "train: {batch_size: 0}\n"}, "b.yaml: train.bat"),
+        ({"a.yaml": 'base: "b\\0.yaml"\n'}, "base: must be the path of another config, got"),
+        ({"a.yaml": 'base: "b\\n.yaml"\n'}, "base: must be the path of another config, got"),
+        ({"a.yaml": f"base: {'b' * 5000}.yaml\n"}, "a.yaml: base: "),
     ],
-    ids=["missing", "cycle", "itself", "not-a-path", "not-a-mapping", "bad-base-value"],
+    ids=[
+        "missing",
+        "cycle",
+        "itself",
+        "not-a-path",
+        "not-a-mapping",
+        "bad-base-value",
+        "nul",
+        "newline",
+        "long",
+    ],
 )
 def test_a_bad_base_is_a_one_line_error(tmp_path, files, expected):
     for name, text in files.items():
@@ -262,6 +275,24 @@ def test_a_bad_base_is_a_one_line_error(tmp_path, files, expected):
     with pytest.raises(ConfigError) as error:
         load_config(tmp_path / "a.yaml")
     assert expected in str(error.value) and "\n" not in str(error.value)
+    assert len(str(error.value)) < 400 + 2 * len(str(tmp_path))
+
+
+def test_a_config_of_another_game_takes_none_of_the_bases_game_parameters(tmp_path):
+    (tmp_path / "c4.yaml").write_text("game: {name: connect4, params: {rows: 5, cols: 6}}\n")
+    (tmp_path / "g.yaml").write_text("base: c4.yaml\ngame: {name: gomoku}\n")
+    (tmp_path / "small.yaml").write_text("base: c4.yaml\ngame: {params: {rows: 4}}\n")
+    assert load_config(tmp_path / "g.yaml").game.name == "gomoku"
+    assert load_config(tmp_path / "small.yaml").game.params == {"rows": 4, "cols": 6}
+
+
+def test_play_finds_the_game_a_config_takes_from_its_base(tmp_path):
+    from alphazero.play.models import config_game
+
+    (tmp_path / "c4.yaml").write_text("game: {name: connect4, params: {rows: 5}}\n")
+    (tmp_path / "study.yaml").write_text("base: c4.yaml\nsearch: {simulations: 8}\n")
+    assert config_game(tmp_path / "study.yaml") == config_game(tmp_path / "c4.yaml")
+    assert config_game(tmp_path / "c4.yaml")[0] == "connect4"
 
 
 def test_the_experiment_configs_on_the_flagship_are_the_configs_their_runs_trained_with():

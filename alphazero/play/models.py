@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..config import ConfigError, read_yaml
+from ..config import ConfigError, config_data
 from ..games import make
 from ..games.base import GameError
 from .options import DEFAULT_GAME
@@ -61,7 +61,7 @@ def pretrained_dirs() -> list[Path]:
 def config_game(config: Path) -> tuple[str, dict[str, int]] | None:
     """The game (name, full parameters) a config or run folder's config trains, if readable."""
     try:  # the bounded loader: any config.yaml under checkpoints/ is read here, unasked
-        data = read_yaml(config)
+        data = config_data(config)
         game = data["game"]
         name = str(game["name"])
         return name, make(name, **(game.get("params") or {})).params
