@@ -72,7 +72,9 @@ def train(
         # Before the folder and the seed: a bad ladder creates nothing, and loading a model
         # draws random numbers.
         check_model_opponents(config)
-    with RunLock(run_path):
+    # From the start: a Ctrl-C that a finalizer swallows while the run loads or the workers
+    # start is raised at the loop's first step.
+    with RunLock(run_path), stop_on_ctrl_c():
         return _train(config, Path(run_path), resume, progress, max_iterations, overwrite)
 
 
@@ -93,7 +95,7 @@ def _train(
     if max_iterations is not None:
         stop_at = min(stop_at, session.state.iteration + max_iterations)
     try:
-        with stop_on_ctrl_c(), session.tracker.active():
+        with session.tracker.active():
             while session.state.iteration < stop_at:
                 raise_if_interrupted()
                 _iteration(session)

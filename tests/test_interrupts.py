@@ -77,6 +77,7 @@ def test_ctrl_c_that_a_finalizer_swallowed_is_raised_at_the_next_check() -> None
             def __del__(self):  # where TensorFlow's resources are freed
                 os.kill(os.getpid(), signal.SIGINT)
 
+        before = signal.getsignal(signal.SIGINT)
         with stop_on_ctrl_c():
             Finalized()  # Python prints the KeyboardInterrupt raised in __del__, and drops it
             print("went on")
@@ -85,6 +86,12 @@ def test_ctrl_c_that_a_finalizer_swallowed_is_raised_at_the_next_check() -> None
             except KeyboardInterrupt:
                 print("raised at the check")
             raise_if_interrupted()  # once only: whoever caught it has stopped
+            try:
+                Finalized()
+            except KeyboardInterrupt:
+                pass
+        assert signal.getsignal(signal.SIGINT) is before
+        raise_if_interrupted()  # the one left over is forgotten with the block
         print("done")
         """
     )
