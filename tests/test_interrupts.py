@@ -144,3 +144,56 @@ def test_training_stops_on_a_ctrl_c_that_a_finalizer_swallowed(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-5:] == ["iteration", "1", "after", "6", "steps"]
     assert "holds iteration 1" in done.stderr and "--resume" in done.stderr
+
+
+def test_self_play_and_a_match_stop_at_their_next_step_after_a_swallowed_ctrl_c() -> None:
+    out = run_fresh(
+        """
+        import os, signal
+        import numpy as np
+        from alphazero.arena import play_match
+        from alphazero.config import SearchConfig, SelfPlayConfig
+        from alphazero.games import make
+        from alphazero.interrupts import stop_on_ctrl_c
+        from alphazero.players import RandomPlayer
+        from alphazero.selfplay import play_games
+
+        class Finalized:
+            def __del__(self):
+                os.kill(os.getpid(), signal.SIGINT)
+
+        calls = []
+
+        def uniform(planes):  # a network that drops a Ctrl-C in its third call
+            calls.append(None)
+            if len(calls) == 3:
+                Finalized()
+            return np.zeros((len(planes), 9)), np.zeros(len(planes))
+
+        with stop_on_ctrl_c():
+            try:
+                play_games(lambda: make("tictactoe"), uniform, 100, SearchConfig(simulations=8),
+                           SelfPlayConfig(parallel_games=4), np.random.default_rng(0), False)
+            except KeyboardInterrupt:
+                print("self-play stopped after", len(calls), "network calls")
+
+        class DropsCtrlC(RandomPlayer):
+            def __call__(self, game):
+                calls.append(None)
+                if len(calls) == 10:
+                    Finalized()
+                return super().__call__(game)
+
+        calls.clear()
+        with stop_on_ctrl_c():
+            try:
+                play_match(DropsCtrlC(), RandomPlayer(), lambda: make("tictactoe"), 1000, False)
+            except KeyboardInterrupt:
+                print("the match stopped after", len(calls), "moves")
+        """
+    )
+    assert out.splitlines() == [
+        "self-play stopped after 3 network calls",
+        # a match checks between rounds: the first is one move in each of its 500 games as first
+        "the match stopped after 500 moves",
+    ]
