@@ -198,9 +198,11 @@ class ModelPlayer:
         self.name = name if name is not None else f"model:{Path(path).name}:{simulations}{flag}"
         self.rng = np.random.default_rng(seed)
         if inference is None:
+            # The run folder's config and metadata are checked before TensorFlow loads, so a
+            # bad one is a one-line error in a fraction of a second.
+            model = model if model is not None else load_model(path, game, compile=False)
             from .network import InferenceModel  # TensorFlow: only once there is a model
 
-            model = model if model is not None else load_model(path, game, compile=False)
             inference = InferenceModel(model, max_batch=max_batch, precision="auto", engine=engine)
         self.network = inference
         """The plain network, for the win / draw / loss estimates."""

@@ -351,6 +351,40 @@ def test_help_and_bad_options(tmp_path):
         assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):
+    # Checked before the network is loaded, so the person waits no seconds for TensorFlow.
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("game:\n  name: [1]\n")
+    probe = (
+        "import sys; from alphazero.games import make; from alphazero.players import "
+        "ModelPlayer; from alphazero.checkpoints import CheckpointError\n"
+        "try: ModelPlayer(sys.argv[1], make('connect4'))\n"
+        "except CheckpointError as error: print(error)\n"
+        "print('tensorflow' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(run)],
+        capture_output=True,
+        text=True,
+        cwd=PLAY.parent,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    error, tensorflow_loaded = done.stdout.strip().splitlines()
+    assert "config.yaml: game.name: expected a string" in error
+    assert tensorflow_loaded == "False"
+    done = subprocess.run(
+        [sys.executable, str(PLAY), "--model", str(run)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "game.name: expected a string" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_one_simulation_is_a_one_line_error_not_a_traceback(tmp_path):
     # The search's first simulation evaluates the root itself: with one, no move is visited
     # and there is nothing to choose from (model:PATH:1 and --web already say so).
