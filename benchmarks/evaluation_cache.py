@@ -25,9 +25,7 @@ from alphazero.games import make
 from alphazero.network import InferenceModel
 from alphazero.selfplay import play_games
 
-MODEL = (
-    Path(__file__).resolve().parents[1] / "checkpoints/pretrained/connect4/models/iter_0260.keras"
-)
+MODEL = Path(__file__).resolve().parents[1] / "checkpoints/pretrained/connect4/best.keras"
 
 
 def main() -> None:

@@ -35,8 +35,9 @@ PRETRAINED = ROOT / "checkpoints" / "pretrained"
 RESULTS = ROOT / "docs" / "strength.json"
 SIMULATIONS = {"tictactoe": 100, "gomoku_8x8": 400, "connect4": 400}
 """PUCT simulations per move for a model folder, where it differs from 800 (Gomoku 8x8:
-its games are the longest; Connect Four: its 128x6 network costs about three times the
-inference of the others; 400 keep each one's 300 games within about half an hour)."""
+its games are the longest; Connect Four: 400 since its shipped model was a 128x6 network,
+kept so that its rows compare across models; 400 keep each one's 300 games within about
+half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
 README_GAMES = 100
 """The fewest games per opponent the committed table is measured on (``--readme``)."""

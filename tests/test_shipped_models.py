@@ -4,6 +4,7 @@ that records its training cost, loads for its game, plays legal moves, and is th
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,22 @@ def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_ho
     assert [game.format_move(a) for a in holds] == ["c3"]
     player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku", game, simulations=200)
     assert player(game) in holds
+
+
+def test_no_config_in_configs_meets_a_committed_run_in_its_run_folder():
+    """The quick start's ``python train.py`` (and ``--config configs/X.yaml``) starts a run in
+    ``checkpoints/<run_name>``, which refuses a folder holding an earlier run: a run committed
+    there would stop a fresh clone's main command at once. Runs in progress live elsewhere."""
+    from alphazero.config import load_config
+
+    listed = subprocess.run(
+        ["git", "ls-files", "checkpoints"], cwd=ROOT, capture_output=True, text=True
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = {Path(name).parts[1] for name in listed.stdout.splitlines() if name.count("/") > 1}
+    configs = sorted((ROOT / "configs").glob("*.yaml"))
+    assert configs
+    for path in configs:
+        run_folder = load_config(path).run_name or "run"
+        assert run_folder not in tracked, f"{path.name}: checkpoints/{run_folder} is committed"
