@@ -120,7 +120,7 @@ def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
 
     if not args.resume:
         config = load_config(args.config or DEFAULT_CONFIG)
-        return config, args.run_dir or Path("checkpoints") / (config.run_name or "run")
+        return config, args.run_dir or config.default_run_dir()
     if args.run_dir is not None:
         if args.config is not None:  # which settings did the user mean? Ask, don't guess.
             raise ConfigError(
@@ -130,7 +130,7 @@ def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
         return None, args.run_dir
     # Without --run-dir the config only names the run folder (checkpoints/<run_name>).
     config = load_config(args.config or DEFAULT_CONFIG)
-    run_dir = Path("checkpoints") / (config.run_name or "run")
+    run_dir = config.default_run_dir()
     if args.config is not None:
         _warn_if_the_run_differs(args.config, config, run_dir)
     return None, run_dir

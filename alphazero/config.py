@@ -254,6 +254,10 @@ class Config:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def default_run_dir(self) -> Path:
+        """``checkpoints/<run_name>``: where ``train.py`` keeps the run unless told otherwise."""
+        return Path("checkpoints") / (self.run_name or "run")
+
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 

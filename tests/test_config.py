@@ -306,5 +306,5 @@ def test_the_experiment_configs_on_the_flagship_are_the_configs_their_runs_train
     assert len(studies) >= 3
     for path in studies:
         config = load_config(path)
-        run = RunDir(root / "checkpoints" / config.run_name)
+        run = RunDir(root / config.default_run_dir())
         assert dataclasses.replace(run.load_config(), run_name=config.run_name) == config, path

@@ -89,5 +89,5 @@ def test_no_config_in_configs_meets_a_committed_run_in_its_run_folder():
     configs = sorted((ROOT / "configs").glob("*.yaml"))
     assert configs
     for path in configs:
-        run_folder = load_config(path).run_name or "run"
-        assert run_folder not in tracked, f"{path.name}: checkpoints/{run_folder} is committed"
+        run_dir = load_config(path).default_run_dir()
+        assert run_dir.name not in tracked, f"{path.name}: {run_dir} is committed"
