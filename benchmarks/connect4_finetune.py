@@ -30,12 +30,13 @@ import sys
 import time
 from pathlib import Path
 
-import keras
 import numpy as np
 
+from alphazero import tf_setup  # first: imports TensorFlow without its start-up chatter
 from alphazero.checkpoints import CheckpointError, load_model
 from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.games import Game, make
+from alphazero.interrupts import stop_on_ctrl_c
 from alphazero.network import InferenceModel, build_network
 from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.solved_positions import evaluate_network, load_positions
@@ -120,7 +121,7 @@ def main() -> int:
             name = str(args.model)
         else:
             filters, blocks = args.fresh
-            keras.utils.set_random_seed(args.seed)
+            tf_setup.keras.utils.set_random_seed(args.seed)
             model = build_network(
                 game.plane_shape, game.num_actions, NetworkConfig(filters=filters, blocks=blocks)
             )
@@ -145,8 +146,12 @@ def main() -> int:
     print(f"{'step':>6} {'policy correct':>15} {'exact':>7} {'value result':>13} {'mse':>6}"
           f" {'train policy loss':>18} {'value loss':>11} {'seconds':>8}")  # fmt: skip
 
+    # One forward pass for every report: it reads the model's variables as they train, and a
+    # new one each time would trace its tf.function again (TensorFlow warns of retracing).
+    inference = InferenceModel(model, max_batch=1024)
+
     def report(step: int, losses: dict[str, float], seconds: float) -> None:
-        policy, values = evaluate_network(InferenceModel(model, max_batch=1024), positions)
+        policy, values = evaluate_network(inference, positions)
         train = (
             f"{losses['policy_loss']:>18.4f} {losses['value_loss']:>11.4f}" if losses else " " * 30
         )
@@ -159,9 +164,18 @@ def main() -> int:
 
     report(0, {}, 0.0)
     start = time.perf_counter()
-    for step in range(args.every, args.steps + 1, args.every):
-        losses = trainer.train(lambda n: buffer.sample(n, rng), args.every, progress=False)
-        report(step, losses, time.perf_counter() - start)
+    step = 0
+    try:
+        # Inside stop_on_ctrl_c the trainer stops between steps at a Ctrl-C even when
+        # TensorFlow's finalizers swallowed the KeyboardInterrupt.
+        with stop_on_ctrl_c():
+            for step in range(args.every, args.steps + 1, args.every):
+                losses = trainer.train(lambda n: buffer.sample(n, rng), args.every, progress=False)
+                report(step, losses, time.perf_counter() - start)
+    except KeyboardInterrupt:
+        unsaved = f"; {args.save} not written" if args.save is not None else ""
+        print(f"stopped by Ctrl-C during steps {step - args.every + 1}-{step}{unsaved}")
+        return 130
     if args.save is not None:
         model.save(args.save)
     return 0
