@@ -314,7 +314,8 @@ def main() -> None:
         type=network_shape,
         default=(5, 64),
         metavar="BLOCKSxFILTERS",
-        help="residual blocks x filters (default 5x64; the flagship's is 6x128)",
+        help="residual blocks x filters (default 5x64, the flagship's size; 6x128 is the larger "
+        "network of the experiments)",
     )
     parser.add_argument(
         "--algorithm",

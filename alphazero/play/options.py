@@ -143,8 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="PATH",
         help="the model to play against (and to ask for hints): a run folder (its "
-        "best.keras) or a .keras file (default: checkpoints/pretrained/<game> in this folder, "
-        "else in this project's, else the run checkpoints/<game> that train.py writes)",
+        "best.keras) or a .keras file (default: the shipped run in checkpoints/pretrained/ of "
+        "this folder, else of this project, else a run of train.py in checkpoints/ that has "
+        "saved a model; each must train this game with these parameters, and a folder named "
+        "after the game is tried first)",
     )
     parser.add_argument(
         "--sims",
