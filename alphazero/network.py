@@ -196,7 +196,7 @@ class InferenceModel:
 
     ``jit_compile``: ``True`` or ``False`` for every bucket, or ``None`` (default) for XLA on
     buckets up to ``XLA_MAX_BUCKET`` and the default kernels above. Positions per second on
-    the 2-core target CPU, 5x64 Connect Four net, best of several runs, XLA off / on:
+    the 2-core target CPU, 64x5 Connect Four net, best of several runs, XLA off / on:
 
     ======  ===========  ===========
     batch   quiet        busy CPU

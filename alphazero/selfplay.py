@@ -140,7 +140,7 @@ def _play(
     Its callers hold ``rare_full_collections`` for all of it, not only for the search steps:
     once the quarter rule allowed a full collection (``collector.py``), the first one due
     between two steps (choosing moves, re-rooting) came, and it found nothing while walking
-    TensorFlow's objects and the trees. Connect Four, 64 games with the 5x64 network, in
+    TensorFlow's objects and the trees. Connect Four, 64 games with the 64x5 network, in
     the configs' settings: 3-4 of them, 0.6-0.8 s in 13-14 CPU-s; held, the same games took
     about 7% less CPU.
     """

@@ -9,7 +9,7 @@ Connect Four from the empty board, ``--games`` games searched together as self-p
 
 The policy is a fixed random linear map of the planes (so trees have the shapes of real
 ones: the value varies from position to position); the CPU it takes is measured and left
-out. By default TensorFlow is loaded and the 5x64 network built first (and left unused), as
+out. By default TensorFlow is loaded and the 64x5 network built first (and left unused), as
 in self-play: its ~350,000 objects are what the garbage collector walks on a full
 collection. ``--bare`` leaves TensorFlow out. Rounds alternate the algorithms; medians.
 
@@ -124,7 +124,7 @@ def main() -> None:
     print(
         f"Connect Four, {args.games} games x {args.moves} moves, "
         f"{len(gc.get_objects()):,} objects tracked by the collector"
-        f"{' (no TensorFlow)' if args.bare else ' (TensorFlow and a 5x64 network loaded)'}, "
+        f"{' (no TensorFlow)' if args.bare else ' (TensorFlow and a 64x5 network loaded)'}, "
         f"median of {args.rounds} rounds"
     )
     for name in names:
