@@ -5,8 +5,10 @@ One record an iteration; its keys are the names in ``metrics.jsonl`` and TensorB
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import platform
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,36 @@ from .arena import format_elo
 from .checkpoints import METRICS_FILE, TENSORBOARD_DIR, RunDir, atomic_write_text, json_default
 from .config import Config
 from .progress import RunProgress
+
+
+@functools.cache
+def machine() -> str:
+    """This machine as ``metrics.jsonl`` records it with every iteration, e.g. ``"Intel(R)
+    Xeon(R) Processor, 2 cores, avx512"``: the processor, its cores, its widest vector
+    instructions (``amx``, ``avx512``, ``avx2``: TensorFlow's fast kernels need them) and
+    ``bf16`` where it computes bfloat16 natively (``search.inference_precision: auto``).
+
+    A run's CPU-seconds only compare with others from the same kind of machine (200 training
+    steps of the 128x6 Connect Four network took 393 CPU-s on an AVX2 AMD EPYC and 245 on an
+    AVX-512 Xeon), and a run resumed over several sittings may move between machines.
+    """
+    model, flags = "", set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and not model:
+                    model = value.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:  # not Linux
+        model = platform.processor()
+    units = (("amx", "amx_tile"), ("avx512", "avx512f"), ("avx2", "avx2"))
+    widest = next((unit for unit, flag in units if flag in flags), "")
+    parts = [model or platform.machine() or "unknown processor", f"{os.cpu_count()} cores"]
+    parts += [widest] if widest else []
+    parts += ["bf16"] if flags & {"avx512_bf16", "amx_bf16"} else []
+    return ", ".join(parts)
 
 
 def append_jsonl(path: str | os.PathLike[str], record: dict[str, Any]) -> None:

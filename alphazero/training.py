@@ -39,7 +39,7 @@ from .interrupts import (
     raise_if_interrupted,
     stop_on_ctrl_c,
 )
-from .metrics import append_metrics, summary_line, write_tensorboard
+from .metrics import append_metrics, machine, summary_line, write_tensorboard
 from .paused import PausedGame
 from .run_evaluation import check_model_opponents, evaluate_iteration, solved_positions_metrics
 from .run_guard import RunLock
@@ -157,6 +157,7 @@ def _iteration(s: Session) -> None:
         "train_seconds": train_seconds,
         "train_cpu_seconds": train_cpu_seconds,
         "cpu_seconds": state.cpu_seconds,
+        "machine": machine(),  # CPU-seconds compare only on the same kind of machine
     }
     if rated is not None:
         record["evaluation"] = rated

@@ -49,6 +49,7 @@ def history(run: Path) -> list[dict]:
                 "cpu_hours": cpu / 3600,
                 "evaluation": record.get("evaluation"),
                 "solved": record.get("connect4_positions"),
+                "machine": record.get("machine"),  # recorded since 2026-11-27
             }
         )
     return rows
@@ -171,9 +172,16 @@ def main() -> int:
     name, params = next(iter(games))
     start = make(name, **json.loads(params))
 
+    histories = [history(run) for run in args.runs]
+    machines = sorted({row["machine"] for rows in histories for row in rows if row["machine"]})
+    if len(machines) > 1:
+        print(
+            f"note: these iterations ran on {len(machines)} kinds of machine "
+            f"({'; '.join(machines)}), whose CPU hours do not compare: see --at and --by-games",
+            file=sys.stderr,
+        )
     players = []
-    for index, run in enumerate(args.runs):
-        rows = history(run)
+    for index, (run, rows) in enumerate(zip(args.runs, histories, strict=True)):
         if not rows:
             parser.error(f"{run}: metrics.jsonl has no iterations yet")
         print(f"\n{run}: evaluations by training CPU")

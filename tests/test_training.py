@@ -152,6 +152,7 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
     lines = (run / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
     assert "policy_loss" in json.loads(lines[-1])["train"]
+    assert "cores" in json.loads(lines[-1])["machine"]  # CPU-seconds are this machine's
     assert any((run / "tensorboard").iterdir())
 
 
