@@ -49,6 +49,25 @@ class NetworkConfig:
     value_hidden: int = field(default=64, metadata=_range(1, 4096))
     l2: float = field(default=1e-4, metadata=_range(0.0, 1.0))
 
+    @classmethod
+    def from_size(cls, text: str) -> NetworkConfig:
+        """``"64x5"`` -> 64 filters and 5 residual blocks, the other fields at their defaults.
+
+        FILTERSxBLOCKS is how the docs, configs and run names spell a network. Raises
+        ``ConfigError`` for anything else, blocks first (``"5x64"``) included: read the other
+        way round, that would be a 64-block network, built and timed without a word.
+        """
+        filters, sep, blocks = text.strip().lower().partition("x")
+        if not (sep and filters.isdigit() and blocks.isdigit()):
+            raise ConfigError(f"expected FILTERSxBLOCKS such as 64x5, got {text!r}")
+        config = cls(filters=int(filters), blocks=int(blocks))
+        if config.filters < config.blocks:
+            raise ConfigError(f"expected FILTERSxBLOCKS such as 64x5 (filters first), got {text!r}")
+        for f in dataclasses.fields(cls):
+            if f.name in ("filters", "blocks"):
+                _check_range(getattr(config, f.name), f.metadata, f"network.{f.name}")
+        return config
+
 
 @dataclass(frozen=True)
 class SearchConfig:

@@ -27,7 +27,7 @@ def machine() -> str:
     ``bf16`` where it computes bfloat16 natively (``search.inference_precision: auto``).
 
     A run's CPU-seconds only compare with others from the same kind of machine (200 training
-    steps of the 128x6 Connect Four network took 393 CPU-s on an AVX2 AMD EPYC and 245 on an
+    steps of the 128x6 Connect Four network took 393 CPU-s on an AVX2 AMD EPYC and 233 on an
     AVX-512 Xeon), and a run resumed over several sittings may move between machines.
     """
     model, flags = "", set()

@@ -34,26 +34,13 @@ import numpy as np
 
 from alphazero import tf_setup  # first: imports TensorFlow without its start-up chatter
 from alphazero.checkpoints import CheckpointError, load_model
-from alphazero.config import NetworkConfig, TrainConfig
+from alphazero.config import ConfigError, NetworkConfig, TrainConfig
 from alphazero.games import Game, make
 from alphazero.interrupts import stop_on_ctrl_c
 from alphazero.network import InferenceModel, build_network
 from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.solved_positions import evaluate_network, load_positions
 from alphazero.trainer import Trainer
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``"128x6"`` -> ``(128, 6)``: filters and residual blocks."""
-    try:
-        filters, blocks = (int(part) for part in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected FILTERSxBLOCKS such as 128x6, got {text!r}"
-        ) from None
-    if filters < 1 or blocks < 0:
-        raise argparse.ArgumentTypeError(f"filters must be >= 1 and blocks >= 0, got {text!r}")
-    return filters, blocks
 
 
 def load_union(paths: list[Path], game: Game) -> ReplayBuffer:
@@ -88,7 +75,7 @@ def main() -> int:
     start_from = parser.add_mutually_exclusive_group(required=True)
     start_from.add_argument("--model", type=Path, help="run folder or .keras file to train on")
     start_from.add_argument(
-        "--fresh", type=parse_size, metavar="FILTERSxBLOCKS", help="train a new network, e.g. 128x6"
+        "--fresh", metavar="FILTERSxBLOCKS", help="train a new network, e.g. 128x6"
     )
     parser.add_argument(
         "--buffer", type=Path, nargs="+", required=True, help="a run's buffer_NNNN.npz files"
@@ -113,6 +100,12 @@ def main() -> int:
         # A schedule is a function of the optimizer's step count, which a saved model has
         # long passed: the decay would already be over.
         parser.error("--schedule cosine needs --fresh")
+    network = None
+    if args.fresh is not None:
+        try:
+            network = NetworkConfig.from_size(args.fresh)
+        except ConfigError as error:
+            parser.error(f"--fresh: {error}")
     game = make("connect4")
     try:
         buffer = load_union(args.buffer, game)
@@ -120,12 +113,11 @@ def main() -> int:
             model = load_model(args.model, game, compile=True)
             name = str(args.model)
         else:
-            filters, blocks = args.fresh
+            assert network is not None  # --model and --fresh are one required choice
             tf_setup.keras.utils.set_random_seed(args.seed)
-            model = build_network(
-                game.plane_shape, game.num_actions, NetworkConfig(filters=filters, blocks=blocks)
-            )
-            name = f"a fresh {filters}x{blocks} network ({model.count_params():,} weights)"
+            model = build_network(game.plane_shape, game.num_actions, network)
+            size = f"{network.filters}x{network.blocks}"
+            name = f"a fresh {size} network ({model.count_params():,} weights)"
     except (CheckpointError, ReplayBufferError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

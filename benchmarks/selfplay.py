@@ -55,7 +55,7 @@ import time
 
 import numpy as np
 
-from alphazero.config import NetworkConfig
+from alphazero.config import ConfigError, NetworkConfig
 from alphazero.games import make
 from alphazero.network import InferenceModel, build_network
 from alphazero.search import (
@@ -311,8 +311,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--network",
-        type=network_shape,
-        default=(64, 5),
+        default="64x5",
         metavar="FILTERSxBLOCKS",
         help="filters x residual blocks, as the docs name networks (default 64x5, the "
         "flagship's size; 128x6 is the larger network of the experiments)",
@@ -362,7 +361,11 @@ def main() -> None:
     which.add_argument("--skip-workers", action="store_true", help="run (a)-(d) alone")
     which.add_argument("--only-carry-over", action="store_true", help="run (f) alone")
     args = parser.parse_args()
-    args.filters, args.blocks = args.network
+    try:
+        network = NetworkConfig.from_size(args.network)
+    except ConfigError as error:
+        parser.error(f"--network: {error}")
+    args.filters, args.blocks = network.filters, network.blocks
     if args.simulations is None:
         args.simulations = SIMULATIONS[args.algorithm]
 
@@ -376,20 +379,6 @@ def main() -> None:
         workers_benchmark(args)
     if ratio is not None:  # last, so that scripts can read it from the final line
         print(f"selfplay/network: {ratio:.2f}")
-
-
-def network_shape(text: str) -> tuple[int, int]:
-    """``"128x6"`` -> ``(128, 6)``: filters and residual blocks."""
-    filters, _, blocks = text.lower().partition("x")
-    if not (filters.isdigit() and blocks.isdigit()):
-        raise argparse.ArgumentTypeError(f"expected FILTERSxBLOCKS such as 64x5, got {text!r}")
-    if int(filters) < int(blocks):
-        # This option once took blocks first (5x64): read that way now, it would build a
-        # 64-block network and time it without a word.
-        raise argparse.ArgumentTypeError(
-            f"expected FILTERSxBLOCKS such as 64x5 (filters first), got {text!r}"
-        )
-    return int(filters), int(blocks)
 
 
 def search_benchmark(args: argparse.Namespace) -> float:

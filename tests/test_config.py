@@ -308,3 +308,30 @@ def test_the_experiment_configs_on_the_flagship_are_the_configs_their_runs_train
         config = load_config(path)
         run = RunDir(root / config.default_run_dir())
         assert dataclasses.replace(run.load_config(), run_name=config.run_name) == config, path
+
+
+def test_a_network_size_reads_filters_then_blocks():
+    from alphazero.config import NetworkConfig
+
+    assert NetworkConfig.from_size("128x6") == NetworkConfig(filters=128, blocks=6)
+    assert NetworkConfig.from_size(" 64X5 ") == NetworkConfig(filters=64, blocks=5)
+    assert NetworkConfig.from_size("32x0").blocks == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("5x64", "filters first"),
+        ("64", "FILTERSxBLOCKS"),
+        ("64x", "FILTERSxBLOCKS"),
+        ("64x5x2", "FILTERSxBLOCKS"),
+        ("-64x5", "FILTERSxBLOCKS"),
+        ("0x0", "network.filters"),
+        ("2048x5", "network.filters"),
+    ],
+)
+def test_a_network_size_that_is_not_filters_by_blocks_is_a_config_error(text, says):
+    from alphazero.config import NetworkConfig
+
+    with pytest.raises(ConfigError, match=says):
+        NetworkConfig.from_size(text)
