@@ -17,8 +17,8 @@ positions only measure: nothing here learns from them.
 Run:
 
     python benchmarks/connect4_finetune.py \\
-        --model checkpoints/pretrained/connect4/models/iter_0140.keras \\
-        --buffer checkpoints/pretrained/connect4/buffer_0140.npz --lr 1e-5 --steps 3000
+        --model checkpoints/pretrained/connect4/models/iter_0150.keras \\
+        --buffer checkpoints/pretrained/connect4/buffer_0150.npz --lr 1e-5 --steps 3000
     python benchmarks/connect4_finetune.py --fresh 128x6 --buffer b1.npz b2.npz \\
         --lr 1e-3 --schedule cosine --steps 8000 --every 1000 --save big.keras
 """
