@@ -136,6 +136,9 @@ def play_match(
     seats = [{1: player, -1: opponent} if i % 2 == 0 else {1: opponent, -1: player}
              for i in range(games)]  # fmt: skip
     bar = progress_bars.bar(games, f"{player.name} vs {opponent.name}", "game", enabled=progress)
+    # The games move in lockstep (so a batch player's moves share network calls) and so end
+    # together, near the match's end: the moves played are what shows the match under way.
+    moves = 0
     unfinished = set(range(games))
     while unfinished:
         raise_if_interrupted()
@@ -154,6 +157,8 @@ def play_match(
                     unfinished.discard(i)
                     _record(result, i, positions[i].score, seats[i][1] is player)
                     bar.update(1)
+            moves += len(waiting)
+            bar.set_postfix(moves=moves)
     bar.close()
     result.moves = histories
     return result

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 
 import numpy as np
 import pytest
 
+from alphazero import progress
 from alphazero.arena import MatchResult, elo_difference, play_match
 from alphazero.baselines.perfect import PerfectPlayer, solve
 from alphazero.games import make
@@ -81,6 +84,24 @@ def test_match_alternates_sides_and_counts_from_the_first_players_view():
     assert result.games == 6 and result.games_first == 3
     assert result.wins == 3 and result.losses == 3 and result.wins_first == 3
     assert [len(m) for m in result.moves] == [7] * 6
+
+
+def test_a_long_match_in_a_log_shows_its_moves_before_any_game_ends(monkeypatch):
+    # The games move in lockstep and end together; a count of finished games alone would
+    # read 0 until the very end.
+    now = [0.0]
+
+    class Slow(Scripted):
+        def __call__(self, game):
+            now[0] += 10.0  # each move takes 10 s
+            return super().__call__(game)
+
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    play_match(Slow("a"), Slow("b"), lambda: make("tictactoe"), 4)
+    first = log.getvalue().splitlines()[0]
+    assert first.startswith("a vs b: 0/4 games, ") and "; moves " in first
 
 
 def test_perfect_player_never_loses_to_random():
