@@ -19,6 +19,7 @@ from .interrupts import raise_if_interrupted
 from .players import BatchPlayer, Player
 
 Z95 = 1.959963984540054
+Z95_ONE_SIDED = 1.6448536269514722
 PSEUDO_GAMES = 2  # won and lost each, about Z95**2 / 2: see MatchResult.score_interval
 
 
@@ -53,12 +54,17 @@ class MatchResult:
         width interval, as if 100 wins in 100 proved the opponent never wins."""
         if self.games == 0:
             return 0.0, 1.0
+        mean, variance, n = self._adjusted()
+        half = Z95 * math.sqrt(variance / n)
+        return max(0.0, mean - half), min(1.0, mean + half)
+
+    def _adjusted(self) -> tuple[float, float, int]:
+        """Mean and variance of per-game points, and the number of games, after adding
+        ``PSEUDO_GAMES`` won and lost games."""
         wins, losses = self.wins + PSEUDO_GAMES, self.losses + PSEUDO_GAMES
         n = wins + self.draws + losses
         mean = (wins + 0.5 * self.draws) / n
-        variance = (wins + 0.25 * self.draws) / n - mean * mean
-        half = Z95 * math.sqrt(variance / n)
-        return max(0.0, mean - half), min(1.0, mean + half)
+        return mean, (wins + 0.25 * self.draws) / n - mean * mean, n
 
     @property
     def elo(self) -> float:
@@ -100,6 +106,19 @@ class MatchResult:
         ]  # fmt: skip
         width = max(len(k) for k, _ in rows)
         return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def score_below(result: MatchResult, reference: MatchResult) -> bool:
+    """Whether ``result``'s score is significantly below ``reference``'s: a one-sided test
+    at 5% on the difference of the two mean points per game, each match's variance taken
+    after the pseudo-games of ``score_interval`` (so that two sweeps, or a sweep against one
+    lost game in 40, are not told apart as certainties)."""
+    if result.games == 0 or reference.games == 0:
+        return False
+    _, result_variance, result_n = result._adjusted()
+    _, reference_variance, reference_n = reference._adjusted()
+    spread = math.sqrt(result_variance / result_n + reference_variance / reference_n)
+    return reference.score - result.score > Z95_ONE_SIDED * spread
 
 
 def elo_difference(score: float) -> float:

@@ -83,6 +83,23 @@ def repair_metrics(run_path: Path, iteration: int) -> None:
         atomic_write_text(path, "".join(f"{line}\n" for line in kept))
 
 
+def read_records(run_path: Path) -> list[dict[str, Any]]:
+    """The iterations' records in ``metrics.jsonl``, oldest first (none if it is absent);
+    a line that is not a JSON record is skipped, as ``repair_metrics`` would drop it."""
+    path = run_path / METRICS_FILE
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
 def last_speeds(run_path: Path, config: Config) -> tuple[dict[str, float], float | None]:
     """Seconds per game, per training step and per evaluation, and moves per game, in the
     run's metrics so far, so that a resumed run's first iteration has an ETA from the start."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import evaluation  # called as evaluation.evaluate: tests replace it
 from . import progress as progress_bars
+from .arena import MatchResult, score_below
 from .checkpoints import CheckpointError, load_model
 from .config import Config
 from .games import make
@@ -44,6 +45,10 @@ def evaluate_iteration(
 ) -> tuple[dict[str, Any] | None, bool]:
     """Evaluate when due; ``(evaluation record or None, whether this model is the best)``.
 
+    The best is the latest model whose pooled score against the ladder is not significantly
+    below the highest any model of the run has scored (``BEST_RULE``); until the first
+    evaluation it is the latest.
+
     Evaluation draws its randomness from seeds of its own, so the training run's random
     state (and hence ``--resume``) does not depend on it.
     """
@@ -65,13 +70,53 @@ def evaluate_iteration(
     )
     result["ladder"] = state.ladder
     state.elo_history.append((iteration, result["elo"]))
-    # Ties go to the later model: a sweep of the whole ladder rates at the bound and a model
-    # that only draws a perfect player at its rating, whatever the margin, so equal ratings
-    # are models the ladder cannot tell apart, and the later one has trained longer.
-    is_best = state.best_elo is None or result["elo"] >= state.best_elo
+    pooled, top = ladder_record(result), state.top_score
+    state.top_score = _higher(top, iteration, pooled)
+    # The latest model within noise of the top score is the best: from about the middle of a
+    # run every model sweeps the ladder or drops a game, so "the highest Elo" would let one
+    # lost game in 40 pick, where the later model has trained longer.
+    is_best = top is None or not score_below(pooled, _pooled(top))
     if is_best:
         state.best_elo = result["elo"]
     return result, is_best
+
+
+BEST_RULE = (
+    "latest model whose score against the evaluation ladder is not significantly below "
+    "the highest (one-sided test, 5%)"
+)
+
+
+def ladder_record(result: dict[str, Any]) -> MatchResult:
+    """An evaluation's games against all the ladder opponents, pooled as one match."""
+    pooled = MatchResult("model", "ladder")
+    for match in result["opponents"].values():
+        pooled.wins += match["wins"]
+        pooled.draws += match["draws"]
+        pooled.losses += match["losses"]
+    return pooled
+
+
+def top_score_from_metrics(records: list[dict[str, Any]]) -> dict[str, int] | None:
+    """The highest pooled ladder score in a run's metrics (later ones win ties), as
+    ``RunState.top_score`` holds it: for runs saved before it was recorded."""
+    top: dict[str, int] | None = None
+    for record in records:
+        if "evaluation" in record:
+            top = _higher(top, record["iteration"], ladder_record(record["evaluation"]))
+    return top
+
+
+def _higher(top: dict[str, int] | None, iteration: int, pooled: MatchResult) -> dict[str, int]:
+    """``RunState.top_score`` after an evaluation that pooled ``pooled``: ties go to it."""
+    if top is None or pooled.score >= _pooled(top).score:
+        counts = {"wins": pooled.wins, "draws": pooled.draws, "losses": pooled.losses}
+        return {"iteration": iteration, **counts}
+    return top
+
+
+def _pooled(top: dict[str, int]) -> MatchResult:
+    return MatchResult("model", "ladder", top["wins"], top["draws"], top["losses"])
 
 
 def solved_positions_metrics(inference: Any) -> dict[str, float]:

@@ -29,13 +29,13 @@ from .checkpoints import (
 )
 from .config import Config
 from .games import Game, make
-from .metrics import last_speeds, repair_metrics
+from .metrics import last_speeds, read_records, repair_metrics
 from .network import InferenceModel, build_network
 from .paused import PausedGame
 from .paused import check as check_paused
 from .progress import RunProgress
 from .replay_buffer import ReplayBuffer
-from .run_evaluation import check_model_opponents
+from .run_evaluation import check_model_opponents, top_score_from_metrics
 from .run_guard import move_aside
 from .run_state import RunState
 from .trainer import Trainer
@@ -80,6 +80,8 @@ def start_run(
         check_model_opponents(config)
         _apply_l2(model, config.network.l2)
         repair_metrics(run.path, state.iteration)
+        if state.top_score is None and state.elo_history:  # saved before it was recorded
+            state.top_score = top_score_from_metrics(read_records(run.path))
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
         return Start(

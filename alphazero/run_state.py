@@ -27,6 +27,9 @@ class RunState:
     """Elo ratings of the evaluation opponents, measured once per run."""
     best_elo: float | None = None
     elo_history: list[tuple[int, float]] = field(default_factory=list)
+    top_score: dict[str, int] | None = None
+    """The evaluation with the highest pooled score against the ladder so far: its
+    ``iteration``, ``wins``, ``draws`` and ``losses`` (``run_evaluation``)."""
     best_rule: str | None = None
     """How best.keras was chosen; a hand-written one (a model picked by other measures) stays
     until the run picks a new best itself."""
@@ -49,6 +52,7 @@ class RunState:
             "ladder": self.ladder,
             "best_elo": self.best_elo,
             "elo_history": [list(item) for item in self.elo_history],
+            "top_score": self.top_score,
             "best_rule": self.best_rule,
             "best_cost": self.best_cost,
         }
@@ -70,6 +74,7 @@ class RunState:
             ladder=meta.get("ladder"),
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
+            top_score=meta.get("top_score"),
             best_rule=meta.get("best_rule"),
             best_cost=meta.get("best_cost"),
         )

@@ -41,7 +41,12 @@ from .interrupts import (
 )
 from .metrics import append_metrics, machine, summary_line, write_tensorboard
 from .paused import PausedGame
-from .run_evaluation import check_model_opponents, evaluate_iteration, solved_positions_metrics
+from .run_evaluation import (
+    BEST_RULE,
+    check_model_opponents,
+    evaluate_iteration,
+    solved_positions_metrics,
+)
 from .run_guard import RunLock
 from .run_session import Session, start_run
 from .run_state import RunState
@@ -231,11 +236,7 @@ def _save(s: Session, record: dict[str, Any], is_best: bool) -> None:
     if is_best:
         state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
     if is_best or state.best_rule is None:
-        state.best_rule = (
-            "highest Elo against the evaluation ladder"
-            if config.evaluation.every
-            else "latest (evaluation.every is 0)"
-        )
+        state.best_rule = BEST_RULE if config.evaluation.every else "latest (evaluation.every is 0)"
     state.wall_seconds += s.tracker.iteration_seconds()
     meta = {
         **state.to_metadata(),

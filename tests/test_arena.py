@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from alphazero import progress
-from alphazero.arena import MatchResult, elo_difference, play_match
+from alphazero.arena import MatchResult, elo_difference, play_match, score_below
 from alphazero.baselines.perfect import PerfectPlayer, solve
 from alphazero.games import make
 from alphazero.players import PlayerSpecError, RandomPlayer, make_player
@@ -55,6 +55,26 @@ def test_a_clean_sweep_has_an_open_elo_and_an_interval_below_certainty():
 def test_a_match_drawn_throughout_has_an_interval_around_half():
     low, high = MatchResult("a", "b", draws=100).score_interval()
     assert 0.47 < low < 0.5 < high < 0.53
+
+
+def test_a_score_is_significantly_below_another_only_beyond_both_matches_noise():
+    sweep = MatchResult("a", "b", wins=40)
+    assert not score_below(MatchResult("a", "b", wins=39, losses=1), sweep)
+    assert not score_below(MatchResult("a", "b", wins=37, losses=3), sweep)
+    assert score_below(MatchResult("a", "b", wins=34, losses=6), sweep)
+    assert not score_below(sweep, MatchResult("a", "b", wins=34, losses=6))  # one-sided
+    assert not score_below(sweep, sweep)
+    # Draws are half a point: forty draws score as twenty wins and twenty losses.
+    even = MatchResult("a", "b", wins=20, losses=20)
+    assert not score_below(MatchResult("a", "b", draws=40), even)
+    # More games tell a smaller gap apart: 55% against 65% in 40 games, and in 1,000.
+    assert not score_below(
+        MatchResult("a", "b", wins=22, losses=18), MatchResult("a", "b", wins=26, losses=14)
+    )
+    assert score_below(
+        MatchResult("a", "b", wins=550, losses=450), MatchResult("a", "b", wins=650, losses=350)
+    )
+    assert not score_below(MatchResult("a", "b"), sweep)  # no games: nothing to tell
 
 
 def test_one_game_leaves_the_score_wide_open_and_an_even_match_reads_plus_zero():

@@ -181,9 +181,9 @@ def test_evaluation_rates_the_ladder_and_keeps_an_elo_history(tmp_path):
     ladder = meta["ladder"]
     assert ladder["random"] == 0.0 and ladder["perfect"] > 100  # perfect beats random
     assert [i for i, _ in meta["elo_history"]] == [2, 4]
-    assert meta["best_elo"] == max(elo for _, elo in meta["elo_history"])
-    best_iteration = max(meta["elo_history"], key=lambda item: item[1])[0]
-    assert meta["best"] == f"models/iter_{best_iteration:04d}.keras"
+    best = int(meta["best"].removeprefix("models/iter_").removesuffix(".keras"))
+    assert meta["best_elo"] == dict(meta["elo_history"])[best]
+    assert meta["top_score"]["iteration"] in (2, 4) and best >= meta["top_score"]["iteration"]
     records = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     evaluated = [r for r in records if "evaluation" in r]
     assert [r["iteration"] for r in evaluated] == [2, 4]
@@ -208,16 +208,21 @@ def test_best_is_the_latest_model_until_the_first_evaluation(tmp_path):
 
 
 def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_best(tmp_path):
-    evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
+    from alphazero.run_evaluation import BEST_RULE
+
+    # Nobody beats perfect play at tic-tac-toe, so a tiny network scores at most a half.
+    evaluation = {"every": 1, "opponents": ["perfect"], "games": 4, "simulations": 4}
     config = tiny_config(iterations=3, evaluation=evaluation)
     run, path = tmp_path / "run", tmp_path / "run" / "metadata.json"
     train(config, run, progress=False, max_iterations=1)
     meta = json.loads(path.read_text())
-    assert meta["best_rule"] == "highest Elo against the evaluation ladder"
+    assert meta["best_rule"] == BEST_RULE
     first_cost = {"games": 6, "cpu_seconds": meta["timings"]["cpu_seconds"]}
     assert meta["best_cost"] == first_cost
-    # Someone picks iteration 1 by other measures; no later Elo can beat it.
-    path.write_text(json.dumps({**meta, "best_rule": "by hand", "best_elo": 1e9}))
+    # Someone picks iteration 1 by other measures, and records a top score no later
+    # evaluation comes near.
+    won = {"iteration": 1, "wins": 10**6, "draws": 0, "losses": 0}
+    path.write_text(json.dumps({**meta, "best_rule": "by hand", "top_score": won}))
     train(config, run, resume=True, progress=False, max_iterations=1)
     meta = json.loads(path.read_text())
     assert meta["iteration"] == 2
@@ -225,11 +230,12 @@ def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_be
     assert meta["games"] == 12
     assert meta["best_cost"] == first_cost  # what iteration 1 cost, not the run so far
     # Once the run's own rule picks a new best, the rule says so again.
-    path.write_text(json.dumps({**meta, "best_elo": -1e9}))
+    lost = {"iteration": 1, "wins": 0, "draws": 0, "losses": 10**6}
+    path.write_text(json.dumps({**meta, "top_score": lost}))
     train(config, run, resume=True, progress=False)
     meta = json.loads(path.read_text())
     assert meta["best"] == "models/iter_0003.keras"
-    assert meta["best_rule"] == "highest Elo against the evaluation ladder"
+    assert meta["best_rule"] == BEST_RULE
     assert meta["best_cost"] == {"games": 18, "cpu_seconds": meta["timings"]["cpu_seconds"]}
 
 
@@ -909,20 +915,77 @@ def test_a_hostile_run_config_is_one_line_on_resume_and_in_play(tmp_path, text, 
         assert len(lines) == 1 and str(run / "config.yaml") in lines[0] and message in lines[0]
 
 
-def test_a_later_model_rated_alike_becomes_the_best(monkeypatch):
-    """Two sweeps rate alike at the bound (as two draws against perfect play rate alike at
-    its rating): the later model has trained longer."""
+def _ladder_games(rungs):
+    """An evaluation's ``opponents`` record from (wins, draws, losses) against each rung."""
+    keys = ("wins", "draws", "losses")
+    return {
+        f"uct:{n}": dict(zip(keys, r, strict=True))
+        for n, r in zip((1000, 5000), rungs, strict=True)
+    }
+
+
+def _pick_best(monkeypatch, ladder_results, state=None):
+    """``evaluate_iteration``'s choice at iterations 10, 20, ... given each evaluation's
+    (wins, draws, losses) against the ladder's two rungs, 20 games each."""
     import alphazero.evaluation as evaluation
     from alphazero.config import Config
     from alphazero.run_evaluation import evaluate_iteration
     from alphazero.run_state import RunState
 
-    elos = iter([250.0, evaluation.ELO_BOUND, evaluation.ELO_BOUND, 100.0])
-    monkeypatch.setattr(evaluation, "evaluate", lambda *args, **kwargs: {"elo": next(elos)})
-    state = RunState(ladder={"uct:200": 0.0})
+    def scripted(*args, **kwargs):
+        return {"elo": 0.0, "opponents": _ladder_games(next(results))}
+
+    results = iter(ladder_results)
+    monkeypatch.setattr(evaluation, "evaluate", scripted)
+    state = state or RunState(ladder={"uct:1000": 0.0, "uct:5000": 300.0})
     config = Config()
-    picked = [
-        evaluate_iteration(None, config, None, state, iteration, progress=False)[1]
-        for iteration in (5, 10, 15, 20)
+    picks = [
+        evaluate_iteration(None, config, None, state, 10 * i, progress=False)[1]
+        for i in range(1, len(ladder_results) + 1)
     ]
-    assert picked == [True, True, True, False]
+    return picks, state
+
+
+def test_a_later_model_within_noise_of_the_top_ladder_score_becomes_the_best(monkeypatch):
+    """A saturated ladder: once a model sweeps, later ones that drop a game or two are
+    within noise of it and have trained longer; one that loses a fifth of its games is not."""
+    sweep, one_lost, two_lost = (
+        ((20, 0, 0), (20, 0, 0)),
+        ((20, 0, 0), (19, 0, 1)),
+        ((19, 0, 1), (19, 0, 1)),
+    )
+    picks, state = _pick_best(
+        monkeypatch,
+        [((10, 0, 10), (5, 0, 15)), sweep, one_lost, two_lost, ((16, 0, 4), (16, 0, 4)), one_lost],
+    )
+    assert picks == [True, True, True, True, False, True]
+    assert state.top_score == {"iteration": 20, "wins": 40, "draws": 0, "losses": 0}
+
+
+def test_a_model_significantly_below_an_earlier_one_is_not_the_best(monkeypatch):
+    picks, state = _pick_best(
+        monkeypatch,
+        [((15, 0, 5), (12, 0, 8)), ((6, 0, 14), (4, 0, 16)), ((13, 2, 5), (11, 2, 7))],
+    )
+    assert picks == [True, False, True]
+    assert state.top_score["iteration"] == 10  # 27 points of 40 stay above 26 (24 wins, 4 draws)
+
+
+def test_a_run_saved_before_the_top_score_was_kept_finds_it_in_its_metrics(monkeypatch):
+    from alphazero.run_evaluation import top_score_from_metrics
+    from alphazero.run_state import RunState
+
+    def evaluated(iteration, rungs):
+        return {"iteration": iteration, "evaluation": {"opponents": _ladder_games(rungs)}}
+
+    records = [
+        evaluated(10, [(20, 0, 0), (20, 0, 0)]),
+        {"iteration": 11},
+        evaluated(20, [(20, 0, 0), (18, 0, 2)]),
+    ]
+    top = top_score_from_metrics(records)
+    assert top == {"iteration": 10, "wins": 40, "draws": 0, "losses": 0}
+    state = RunState(ladder={"uct:1000": 0.0, "uct:5000": 300.0}, top_score=top, best_elo=0.0)
+    # 32 of 40 is below a sweep; 39 of 40 is not.
+    picks, _ = _pick_best(monkeypatch, [((16, 0, 4), (16, 0, 4)), ((20, 0, 0), (19, 0, 1))], state)
+    assert picks == [False, True]
