@@ -26,6 +26,7 @@ class RunState:
     ladder: dict[str, float] | None = None
     """Elo ratings of the evaluation opponents, measured once per run."""
     best_elo: float | None = None
+    """The ladder Elo of best.keras's model (None until the first evaluation)."""
     elo_history: list[tuple[int, float]] = field(default_factory=list)
     top_score: dict[str, int] | None = None
     """The evaluation with the highest pooled score against the ladder so far: its

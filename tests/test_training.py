@@ -239,6 +239,25 @@ def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_be
     assert meta["best_cost"] == {"games": 18, "cpu_seconds": meta["timings"]["cpu_seconds"]}
 
 
+def test_a_run_saved_without_its_top_ladder_score_finds_it_again_on_resume(tmp_path):
+    evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
+    config = tiny_config(iterations=2, evaluation=evaluation)
+    run, path = tmp_path / "run", tmp_path / "run" / "metadata.json"
+    train(config, run, progress=False, max_iterations=1)
+    meta = json.loads(path.read_text())
+    assert meta.pop("top_score")["iteration"] == 1
+    path.write_text(json.dumps(meta))  # as runs from before it was recorded
+    # Iteration 1's record says it won a million games: no later model comes near.
+    metrics = run / "metrics.jsonl"
+    record = json.loads(metrics.read_text())
+    record["evaluation"]["opponents"]["random"].update(wins=10**6, draws=0, losses=0)
+    metrics.write_text(json.dumps(record) + "\n")
+    train(config, run, resume=True, progress=False)
+    meta = json.loads(path.read_text())
+    assert meta["top_score"] == {"iteration": 1, "wins": 10**6, "draws": 0, "losses": 0}
+    assert meta["best"] == "models/iter_0001.keras"
+
+
 def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
     train(tiny_config(iterations=1), tmp_path / "run", progress=False)
     with pytest.raises(CheckpointError, match="--resume"):
