@@ -239,6 +239,18 @@ def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_be
     assert meta["best_cost"] == {"games": 18, "cpu_seconds": meta["timings"]["cpu_seconds"]}
 
 
+def test_a_ladder_edited_in_the_run_config_is_rated_afresh_on_resume(tmp_path):
+    evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
+    run, path = tmp_path / "run", tmp_path / "run" / "metadata.json"
+    train(tiny_config(iterations=2, evaluation=evaluation), run, progress=False, max_iterations=1)
+    _edit_run_config(run, "evaluation", opponents=["random", "perfect"])
+    train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    meta = json.loads(path.read_text())
+    assert set(meta["ladder"]) == {"random", "perfect"} and meta["ladder"]["perfect"] > 100
+    # Scores against the old ladder do not compare: the top is the new ladder's first.
+    assert meta["top_score"]["iteration"] == 2 and meta["best"] == "models/iter_0002.keras"
+
+
 def test_a_run_saved_without_its_top_ladder_score_finds_it_again_on_resume(tmp_path):
     evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
     config = tiny_config(iterations=2, evaluation=evaluation)
@@ -947,7 +959,6 @@ def _pick_best(monkeypatch, ladder_results, state=None):
     """``evaluate_iteration``'s choice at iterations 10, 20, ... given each evaluation's
     (wins, draws, losses) against the ladder's two rungs, 20 games each."""
     import alphazero.evaluation as evaluation
-    from alphazero.config import Config
     from alphazero.run_evaluation import evaluate_iteration
     from alphazero.run_state import RunState
 
@@ -957,7 +968,7 @@ def _pick_best(monkeypatch, ladder_results, state=None):
     results = iter(ladder_results)
     monkeypatch.setattr(evaluation, "evaluate", scripted)
     state = state or RunState(ladder={"uct:1000": 0.0, "uct:5000": 300.0})
-    config = Config()
+    config = config_from_dict({"evaluation": {"opponents": ["uct:1000", "uct:5000"]}})
     picks = [
         evaluate_iteration(None, config, None, state, 10 * i, progress=False)[1]
         for i in range(1, len(ladder_results) + 1)
