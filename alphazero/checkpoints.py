@@ -103,6 +103,7 @@ PENDING_FILE = "pending_selfplay.npz"
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 _FILE_KEYS = ("resume", "model", "buffer", "best")
+_TOP_SCORE_KEYS = ("iteration", "wins", "draws", "losses")
 
 
 def load_model(
@@ -279,6 +280,17 @@ class RunDir:
             raise CheckpointError(f"{file}: missing key {missing[0]!r}")
         if not isinstance(metadata["iteration"], int):
             raise CheckpointError(f"{file}: 'iteration' must be an integer")
+        # Edited by hand to keep a hand-picked best: checked now, not at the next evaluation
+        # after that iteration's self-play and training.
+        top = metadata.get("top_score")
+        if top is not None and not (
+            isinstance(top, dict)
+            and all(isinstance(top.get(k), int) and top[k] >= 0 for k in _TOP_SCORE_KEYS)
+        ):
+            raise CheckpointError(
+                f"{file}: 'top_score' must be null or an object of non-negative integers "
+                f"{', '.join(_TOP_SCORE_KEYS)}"
+            )
         for key in (k for k in _FILE_KEYS if k in metadata):
             value = metadata[key]
             if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:

@@ -422,6 +422,11 @@ def test_damaged_resume_file(saved_run, damage):
             '"best": "b"}',
             "'resume' must be a path inside the run folder",
         ),
+        (
+            '{"format": 1, "iteration": 1, "model": "m", "buffer": "b", "best": "b", '
+            '"top_score": {"iteration": 1, "wins": 40}}',
+            "'top_score' must be null or an object of non-negative integers",
+        ),
     ],
 )
 def test_bad_metadata(saved_run, text, expected):
