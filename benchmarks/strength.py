@@ -7,6 +7,10 @@ wins / draws / losses) is printed; ``--out PATH`` also writes its results as JSO
 also gives what the model cost to train (self-play games and CPU hours, ``best_cost`` in its
 ``metadata.json``).
 
+``--model PATH`` measures one other model the same way (a run folder, or a kept
+``RUN/models/iter_NNNN.keras``), outside the table: with the default opponents its matches
+are the very ones a shipped model of its game would play (the same seeds and games).
+
 Only ``--readme`` touches the committed files, and it needs at least 100 games per opponent:
 the results go into ``docs/strength.json`` (so ``--only NAME`` measures one model and keeps
 the other rows), the whole table into ``docs/strength.md`` and into README.md between its
@@ -112,6 +116,14 @@ def main() -> int:
     )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
     parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="measure this model instead of the shipped ones: a run folder (its best.keras) "
+        "or a kept RUN/models/iter_NNNN.keras; the game comes from the run's config.yaml",
+    )
+    parser.add_argument(
         "--sims",
         type=int,
         default=None,
@@ -146,6 +158,12 @@ def main() -> int:
     # noise (and its note says how many games it is measured on).
     if args.readme and args.games < README_GAMES:
         parser.error(f"--readme needs --games {README_GAMES} or more, got {args.games}")
+    if args.model is not None:
+        if args.only or args.readme or args.table_only:
+            parser.error("--model measures one model outside the table: not with --only, "
+                         "--readme or --table-only")  # fmt: skip
+        if not args.model.exists():
+            parser.error(f"--model {args.model}: no such file or folder")
     if args.out is not None:
         if args.table_only:
             parser.error("--out writes what is measured, and --table-only measures nothing")
@@ -153,19 +171,28 @@ def main() -> int:
             parser.error(problem)
 
     folders = sorted(p for p in PRETRAINED.iterdir() if (p / "config.yaml").exists())
-    if args.only:
+    # (name in the results, run folder, what the model player loads)
+    models = [(p.name, p, p) for p in folders]
+    if args.model is not None:
+        model_path = args.model
+        run = next((d for d in (model_path, *model_path.parents) if (d / "config.yaml").is_file()),
+                   None)  # fmt: skip
+        if run is None:
+            parser.error(f"--model {model_path}: no run's config.yaml in it or above it")
+        models = [(str(model_path), run, model_path)]
+    elif args.only:
         if args.only not in {p.name for p in folders}:
             names = ", ".join(p.name for p in folders)
             parser.error(f"--only {args.only}: no such model in {PRETRAINED} (there are {names})")
-        folders = [p for p in folders if p.name == args.only]
+        models = [m for m in models if m[0] == args.only]
     if args.table_only:
-        folders = []
-    elif not folders:
+        models = []
+    elif not models:
         print(f"error: no shipped models in {PRETRAINED}", file=sys.stderr)
         return 2
 
     measured: dict[str, dict] = {}
-    for folder in folders:
+    for key, folder, model_path in models:
         found = config_game(folder / "config.yaml")
         if found is None:
             print(f"error: {folder / 'config.yaml'} names no game", file=sys.stderr)
@@ -175,9 +202,9 @@ def main() -> int:
         sims = (
             args.sims
             if args.sims is not None
-            else SIMULATIONS.get(folder.name, DEFAULT_SIMULATIONS)
+            else SIMULATIONS.get(folder.name, SIMULATIONS.get(name, DEFAULT_SIMULATIONS))
         )
-        model = ModelPlayer(folder, start, simulations=sims, symmetric=args.symmetric)
+        model = ModelPlayer(model_path, start, simulations=sims, symmetric=args.symmetric)
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         opponents = args.opponents.split(",") + (["perfect"] if start.solvable else [])
         counts: dict[str, dict[str, int]] = {}
@@ -194,14 +221,14 @@ def main() -> int:
                 "wins_first": result.wins_first,
                 "games_first": result.games_first,
             }
-            print(f"{folder.name} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
+            print(f"{key} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%}, wins first "
                   f"{result.wins_first}/{result.games_first}, second "
                   f"{result.wins - result.wins_first}/{result.games - result.games_first} "
                   f"({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
-        measured[folder.name] = {
-            "label": f"{folder.name} ({setting})",
-            "training": training_cost(folder),
+        measured[key] = {
+            "label": f"{key} ({setting})",
+            "training": training_cost(folder) if model_path == folder else "-",
             "games": args.games,
             "results": counts,
         }
@@ -211,7 +238,7 @@ def main() -> int:
         if args.readme:
             # Read again just before writing: another --only run may have added its row.
             results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-            results[folder.name] = measured[folder.name]
+            results[key] = measured[key]
             RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
     if args.table_only or args.readme:
@@ -219,7 +246,8 @@ def main() -> int:
     else:
         results = measured
     note, table = render(results)
-    print("\n" + table)
+    if args.model is None:  # the table has rows of shipped models only
+        print("\n" + table)
     if args.out is not None:
         print(f"results written to {args.out}")
     if args.readme:

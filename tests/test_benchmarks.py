@@ -57,6 +57,20 @@ def test_strength_without_readme_prints_and_writes_only_its_out_file(strength_co
     assert committed(tmp_path) == before
 
 
+def test_strength_measures_a_kept_model_of_a_run_outside_the_table(strength_copy, tmp_path):
+    before = committed(tmp_path)
+    kept = ROOT / "checkpoints" / "pretrained" / "tictactoe" / "models" / "iter_0005.keras"
+    out = tmp_path / "result.json"
+    args = ["--model", str(kept), "--games", "2", "--opponents", "uct:10", "--out", str(out)]
+    done = run(strength_copy, *args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # the run's config.yaml gave the game and its simulations; no table of shipped rows
+    assert f"{kept} (100 sims) vs uct:10: " in done.stdout and "| model |" not in done.stdout
+    counts = json.loads(out.read_text())[str(kept)]["results"]["uct:10"]
+    assert counts["wins"] + counts["draws"] + counts["losses"] == 2
+    assert committed(tmp_path) == before
+
+
 def test_strength_readme_regenerates_the_committed_table(strength_copy, tmp_path):
     before = committed(tmp_path)
     done = run(strength_copy, "--readme", "--table-only")
@@ -72,6 +86,9 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (strength_copy, ["--games", "0"], "--games must be at least 1"),
         (strength_copy, ["--only", "chess"], "--only chess: no such model"),
         (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
+        (strength_copy, ["--model", str(tmp_path / "nope")], "nope: no such file or folder"),
+        (strength_copy, ["--model", str(tmp_path)], "no run's config.yaml in it or above"),
+        (strength_copy, ["--model", str(tmp_path), "--readme"], "--model measures one model"),
         (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
         (experiments / "compare_runs.py", [str(tmp_path), "--last", "0"], "--last must be"),
         (experiments / "compare_runs.py", [str(tmp_path), "--at", "1", "2"], "--at needs one"),
