@@ -55,6 +55,7 @@ from .paused import PausedGame, paused_bytes, read_paused
 from .pending_games import PendingGames, json_default, pending_bytes, read_pending
 from .replay_buffer import ReplayBuffer, ReplayBufferError, _one_line
 from .run_errors import CheckpointError, TrainingDiverged
+from .run_state import TOP_SCORE_KEYS, is_top_score
 
 if TYPE_CHECKING:
     import keras
@@ -103,7 +104,6 @@ PENDING_FILE = "pending_selfplay.npz"
 
 _REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 _FILE_KEYS = ("resume", "model", "buffer", "best")
-_TOP_SCORE_KEYS = ("iteration", "wins", "draws", "losses")
 
 
 def load_model(
@@ -282,14 +282,10 @@ class RunDir:
             raise CheckpointError(f"{file}: 'iteration' must be an integer")
         # Edited by hand to keep a hand-picked best: checked now, not at the next evaluation
         # after that iteration's self-play and training.
-        top = metadata.get("top_score")
-        if top is not None and not (
-            isinstance(top, dict)
-            and all(isinstance(top.get(k), int) and top[k] >= 0 for k in _TOP_SCORE_KEYS)
-        ):
+        if not is_top_score(metadata.get("top_score")):
             raise CheckpointError(
                 f"{file}: 'top_score' must be null or an object of non-negative integers "
-                f"{', '.join(_TOP_SCORE_KEYS)}"
+                f"{', '.join(TOP_SCORE_KEYS)}"
             )
         for key in (k for k in _FILE_KEYS if k in metadata):
             value = metadata[key]

@@ -16,7 +16,7 @@ from .checkpoints import CheckpointError, load_model
 from .config import Config
 from .games import make
 from .player_specs import model_spec_parts
-from .run_state import RunState
+from .run_state import RunState, top_score_record
 from .solved_positions import evaluate_network
 
 
@@ -113,8 +113,7 @@ def top_score_from_metrics(records: list[dict[str, Any]]) -> dict[str, int] | No
 def _higher(top: dict[str, int] | None, iteration: int, pooled: MatchResult) -> dict[str, int]:
     """``RunState.top_score`` after an evaluation that pooled ``pooled``: ties go to it."""
     if top is None or pooled.score >= _pooled(top).score:
-        counts = {"wins": pooled.wins, "draws": pooled.draws, "losses": pooled.losses}
-        return {"iteration": iteration, **counts}
+        return top_score_record(iteration, pooled.wins, pooled.draws, pooled.losses)
     return top
 
 

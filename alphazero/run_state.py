@@ -9,6 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+TOP_SCORE_KEYS = ("iteration", "wins", "draws", "losses")
+"""The keys of ``RunState.top_score``: the evaluation's iteration and its pooled games."""
+
+
+def top_score_record(iteration: int, wins: int, draws: int, losses: int) -> dict[str, int]:
+    """A ``RunState.top_score``: the evaluation of ``iteration`` and its pooled results."""
+    return dict(zip(TOP_SCORE_KEYS, (iteration, wins, draws, losses), strict=True))
+
+
+def is_top_score(value: Any) -> bool:
+    """Whether ``value`` can be a saved ``top_score``: ``None``, or a dict whose
+    ``TOP_SCORE_KEYS`` are non-negative integers (a JSON ``true`` is not a count)."""
+    if value is None:
+        return True
+    return isinstance(value, dict) and all(
+        type(value.get(key)) is int and value[key] >= 0 for key in TOP_SCORE_KEYS
+    )
+
 
 @dataclass
 class RunState:

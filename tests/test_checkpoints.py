@@ -427,6 +427,11 @@ def test_damaged_resume_file(saved_run, damage):
             '"top_score": {"iteration": 1, "wins": 40}}',
             "'top_score' must be null or an object of non-negative integers",
         ),
+        (
+            '{"format": 1, "iteration": 1, "model": "m", "buffer": "b", "best": "b", '
+            '"top_score": {"iteration": 1, "wins": true, "draws": 0, "losses": 0}}',
+            "'top_score' must be null or an object of non-negative integers",
+        ),
     ],
 )
 def test_bad_metadata(saved_run, text, expected):
