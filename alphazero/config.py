@@ -225,6 +225,9 @@ class TrainConfig:
     lr_decay_steps: int = field(default=10_000, metadata=_range(1, 100_000_000))
     """Steps over which ``cosine`` decays, or between ``step`` drops (x0.1)."""
     lr_min_factor: float = field(default=0.1, metadata=_range(0.0, 1.0))
+    value_loss_weight: float = field(default=1.0, metadata=_range(0.0, 100.0))
+    """Weight of the win/draw/loss cross-entropy beside the policy's in the loss (AlphaGo Zero
+    weighs them equally; a larger weight asks more of the value head)."""
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,8 @@ def set_schedule(optimizer: keras.optimizers.Optimizer, config: TrainConfig) -> 
 
 # --------------------------------------------------------------------------- trainer
 class Trainer:
-    """Gradient steps on ``policy CE + win/draw/loss CE + L2`` for a ``build_network`` model.
+    """Gradient steps on ``policy CE + w * win/draw/loss CE + L2`` for a ``build_network`` model
+    (``w`` is ``config.value_loss_weight``).
 
     If ``model`` is already compiled with an optimizer (as after ``keras.models.load_model``
     of a model saved by this project), that optimizer is reused, so its step count and slot
@@ -156,7 +157,7 @@ class Trainer:
             losses = self.model.losses
             l2_loss = tf.add_n([tf.cast(x, tf.float32) for x in losses]) if losses else 0.0
             l2_loss = tf.convert_to_tensor(l2_loss, tf.float32)
-            total_loss = policy_loss + value_loss + l2_loss
+            total_loss = policy_loss + self.config.value_loss_weight * value_loss + l2_loss
         gradients = tape.gradient(total_loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
         log_probs = tf.nn.log_softmax(logits)
@@ -182,7 +183,8 @@ class Trainer:
         Returns ``policy_loss`` (mean softmax cross-entropy against ``policies``),
         ``value_loss`` (cross-entropy of the win/draw/loss head against the result),
         ``value_mse`` (squared error of ``P(win) - P(loss)``), ``l2_loss`` (sum of the
-        kernels' L2 penalties), ``total_loss`` (their sum), ``policy_entropy`` (mean entropy
+        kernels' L2 penalties), ``total_loss`` (what the step minimizes: policy +
+        ``value_loss_weight`` x value + L2), ``policy_entropy`` (mean entropy
         of the network's policy) and ``learning_rate`` (the rate this step used). BatchNorm
         runs in training mode.
         """

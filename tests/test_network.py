@@ -147,6 +147,26 @@ def test_train_step_reports_the_losses() -> None:
     assert trainer.iterations == 1
 
 
+def test_value_loss_weight_scales_the_value_term_and_its_gradient() -> None:
+    keras.utils.set_random_seed(5)
+    planes = random_positions("connect4", {}, 8, seed=5)
+    policies, values = random_targets(8, 7, seed=6)
+    no_l2 = NetworkConfig(filters=8, blocks=1, value_hidden=8, l2=0.0)
+    weighted = Trainer(build_network((6, 7, 3), 7, no_l2), TrainConfig(value_loss_weight=3.0))
+    metrics = weighted.train_step(planes, policies, values)
+    assert metrics["total_loss"] == pytest.approx(
+        metrics["policy_loss"] + 3.0 * metrics["value_loss"], rel=1e-5
+    )
+    # Weight 0: the layers only the value head uses get no gradient, so they stay put.
+    model = build_network((6, 7, 3), 7, no_l2)
+    value_only = [w for w in model.trainable_weights if w.path.startswith("value")]
+    assert value_only
+    before = [np.array(w) for w in value_only]
+    Trainer(model, TrainConfig(value_loss_weight=0.0)).train_step(planes, policies, values)
+    for old, new in zip(before, value_only, strict=True):
+        np.testing.assert_array_equal(old, np.array(new))
+
+
 def test_train_runs_steps_and_averages() -> None:
     keras.utils.set_random_seed(5)
     planes = random_positions("tictactoe", {}, 16, seed=5)
