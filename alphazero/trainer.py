@@ -85,7 +85,8 @@ def set_schedule(optimizer: keras.optimizers.Optimizer, config: TrainConfig) -> 
 # --------------------------------------------------------------------------- trainer
 class Trainer:
     """Gradient steps on ``policy CE + w * win/draw/loss CE + L2`` for a ``build_network`` model
-    (``w`` is ``config.value_loss_weight``).
+    (``w`` is ``config.value_loss_weight``, or ``config.late_value_loss_weight`` from optimizer
+    step ``config.late_value_from_step`` on).
 
     If ``model`` is already compiled with an optimizer (as after ``keras.models.load_model``
     of a model saved by this project), that optimizer is reused, so its step count and slot
@@ -157,7 +158,8 @@ class Trainer:
             losses = self.model.losses
             l2_loss = tf.add_n([tf.cast(x, tf.float32) for x in losses]) if losses else 0.0
             l2_loss = tf.convert_to_tensor(l2_loss, tf.float32)
-            total_loss = policy_loss + self.config.value_loss_weight * value_loss + l2_loss
+            value_weight = self._value_weight()
+            total_loss = policy_loss + value_weight * value_loss + l2_loss
         gradients = tape.gradient(total_loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
         log_probs = tf.nn.log_softmax(logits)
@@ -171,7 +173,22 @@ class Trainer:
             "total_loss": total_loss,
             "policy_entropy": entropy,
             "learning_rate": learning_rate,
+            "value_loss_weight": value_weight,
         }
+
+    def _value_weight(self) -> tf.Tensor:
+        """The value term's weight for the step about to be taken (a scalar, float32).
+
+        Read from the optimizer's step count inside the traced step, like the learning rate,
+        so a resumed run switches at the same step as one that never stopped.
+        """
+        config = self.config
+        weight = tf.constant(config.value_loss_weight, tf.float32)
+        if config.late_value_loss_weight is None:
+            return weight
+        late = tf.constant(config.late_value_loss_weight, tf.float32)
+        step = tf.cast(self.optimizer.iterations, tf.int64)
+        return tf.where(step >= config.late_value_from_step, late, weight)
 
     def train_step(
         self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray
@@ -185,8 +202,9 @@ class Trainer:
         ``value_mse`` (squared error of ``P(win) - P(loss)``), ``l2_loss`` (sum of the
         kernels' L2 penalties), ``total_loss`` (what the step minimizes: policy +
         ``value_loss_weight`` x value + L2), ``policy_entropy`` (mean entropy
-        of the network's policy) and ``learning_rate`` (the rate this step used). BatchNorm
-        runs in training mode.
+        of the network's policy), ``learning_rate`` (the rate this step used) and
+        ``value_loss_weight`` (the weight this step used: ``late_value_loss_weight`` from
+        step ``late_value_from_step`` on). BatchNorm runs in training mode.
         """
         out = self._step(
             tf.convert_to_tensor(np.asarray(planes, dtype=np.float32)),
@@ -206,11 +224,12 @@ class Trainer:
         ``sample(n)`` returns ``(planes [n, H, W, C], policies [n, A], values [n])`` as in
         ``train_step``; returning fewer rows is fine (same trace, smaller batch). Shows a
         progress bar "train" with the running losses unless ``progress`` is False. Returns the
-        mean of each metric over the steps and the ``learning_rate`` of the last step;
+        mean of each metric over the steps and the ``learning_rate`` and ``value_loss_weight``
+        of the last step;
         an empty dict when ``steps`` is 0.
         """
         sums = dict.fromkeys(METRICS, 0.0)
-        learning_rate = math.nan
+        learning_rate = value_weight = math.nan
         done = 0
         with progress_bars.bar(steps, "train", "step", enabled=progress) as bar:
             for _ in range(steps):
@@ -220,6 +239,7 @@ class Trainer:
                 for name in METRICS:
                     sums[name] += metrics[name]
                 learning_rate = metrics["learning_rate"]
+                value_weight = metrics["value_loss_weight"]
                 done += 1
                 bar.update(1)
                 bar.set_postfix(
@@ -232,4 +252,5 @@ class Trainer:
             return {}
         result = {name: total / done for name, total in sums.items()}
         result["learning_rate"] = learning_rate
+        result["value_loss_weight"] = value_weight
         return result

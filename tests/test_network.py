@@ -134,6 +134,7 @@ def test_train_step_reports_the_losses() -> None:
         "total_loss",
         "policy_entropy",
         "learning_rate",
+        "value_loss_weight",
     }
     assert metrics["policy_loss"] == pytest.approx(-np.mean(np.sum(policies * log_p, 1)), rel=1e-4)
     assert metrics["value_loss"] == pytest.approx(-np.mean(np.sum(targets * log_wdl, 1)), rel=1e-4)
@@ -165,6 +166,27 @@ def test_value_loss_weight_scales_the_value_term_and_its_gradient() -> None:
     Trainer(model, TrainConfig(value_loss_weight=0.0)).train_step(planes, policies, values)
     for old, new in zip(before, value_only, strict=True):
         np.testing.assert_array_equal(old, np.array(new))
+
+
+def test_late_value_loss_weight_takes_over_at_its_step_and_after_a_resume(tmp_path) -> None:
+    keras.utils.set_random_seed(5)
+    planes = random_positions("connect4", {}, 8, seed=5)
+    policies, values = random_targets(8, 7, seed=6)
+    no_l2 = NetworkConfig(filters=8, blocks=1, value_hidden=8, l2=0.0)
+    config = TrainConfig(value_loss_weight=1.0, late_value_loss_weight=2.5, late_value_from_step=2)
+    model = build_network((6, 7, 3), 7, no_l2)
+    trainer = Trainer(model, config)
+    weights = [trainer.train_step(planes, policies, values) for _ in range(2)]
+    assert [m["value_loss_weight"] for m in weights] == [1.0, 1.0]
+    for m in weights:
+        assert m["total_loss"] == pytest.approx(m["policy_loss"] + m["value_loss"], rel=1e-5)
+    model.save(tmp_path / "m.keras")
+    resumed = Trainer(load_model(tmp_path / "m.keras"), config)  # the step count comes back
+    late = resumed.train_step(planes, policies, values)
+    assert late["value_loss_weight"] == 2.5
+    assert late["total_loss"] == pytest.approx(
+        late["policy_loss"] + 2.5 * late["value_loss"], rel=1e-5
+    )
 
 
 def test_train_runs_steps_and_averages() -> None:
