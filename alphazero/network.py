@@ -60,9 +60,10 @@ def build_network(
 
     Tower: 3x3 conv stem (``config.filters``) + BN + ReLU, then ``config.blocks`` residual
     blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv (2) BN ReLU,
-    flatten, ``Dense(num_actions)`` -> logits, layer ``"policy"``. Value head: 1x1 conv (1) BN
-    ReLU, flatten, ``Dense(config.value_hidden, relu)``, ``Dense(3)`` -> win / draw / loss
-    logits, layer ``"value"``. Every conv and dense kernel carries an L2 penalty ``config.l2``
+    flatten, ``Dense(num_actions)`` -> logits, layer ``"policy"``. Value head: 1x1 conv
+    (``config.value_channels``; AlphaZero's is 1) BN ReLU, flatten,
+    ``Dense(config.value_hidden, relu)``, ``Dense(3)`` -> win / draw / loss logits, layer
+    ``"value"``. Every conv and dense kernel carries an L2 penalty ``config.l2``
     (in ``model.losses``).
 
     Inputs ``planes [B, H, W, C]`` float32 from the mover's point of view; outputs
@@ -97,7 +98,7 @@ def build_network(
     p = keras.layers.Flatten(name="policy_flatten")(p)
     policy = keras.layers.Dense(num_actions, kernel_regularizer=reg, name="policy")(p)
 
-    v = _conv(1, 1, l2, "value_conv")(x)
+    v = _conv(config.value_channels, 1, l2, "value_conv")(x)
     v = _bn("value_bn")(v)
     v = keras.layers.ReLU(name="value_relu")(v)
     v = keras.layers.Flatten(name="value_flatten")(v)
@@ -110,8 +111,9 @@ def build_network(
 
 
 def network_shape(model: keras.Model) -> dict[str, int] | None:
-    """``filters``, ``blocks`` and ``value_hidden`` of a model ``build_network`` made (read
-    from its layers, so from any saved run); None for a model made some other way."""
+    """``filters``, ``blocks``, ``value_hidden`` and ``value_channels`` of a model
+    ``build_network`` made (read from its layers, so from any saved run); None for a model
+    made some other way."""
     names = {layer.name: layer for layer in model.layers}
     if "stem_conv" not in names or "value_hidden" not in names:
         return None
@@ -122,6 +124,7 @@ def network_shape(model: keras.Model) -> dict[str, int] | None:
         "filters": int(names["stem_conv"].filters),
         "blocks": blocks,
         "value_hidden": int(names["value_hidden"].units),
+        "value_channels": int(names["value_conv"].filters),
     }
 
 

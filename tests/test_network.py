@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.games import make
-from alphazero.network import InferenceModel, build_network, load_model, wdl_value
+from alphazero.network import InferenceModel, build_network, load_model, network_shape, wdl_value
 from alphazero.trainer import StepDecay, Trainer, make_optimizer, make_schedule
 
 TINY = NetworkConfig(filters=8, blocks=1, value_hidden=8, l2=1e-4)
@@ -86,6 +86,21 @@ def test_architecture() -> None:
     assert len(model.losses) == len(convs) + 3  # every conv and dense kernel is penalised
     no_l2 = build_network((3, 3, 3), 9, NetworkConfig(filters=4, blocks=0, l2=0.0))
     assert no_l2.losses == []
+
+
+def test_value_channels_widen_the_value_head_and_are_read_back_from_the_model() -> None:
+    config = NetworkConfig(filters=16, blocks=2, value_hidden=32, value_channels=8)
+    model = build_network((6, 7, 3), 7, config)
+    assert model.get_layer("value_conv").filters == 8
+    assert model.get_layer("value_hidden").kernel.shape == (6 * 7 * 8, 32)
+    assert network_shape(model) == {
+        "filters": 16,
+        "blocks": 2,
+        "value_hidden": 32,
+        "value_channels": 8,
+    }
+    # AlphaZero's one channel stays the default, so every saved model reads as before.
+    assert network_shape(build_network((6, 7, 3), 7, NetworkConfig()))["value_channels"] == 1
 
 
 def test_network_overfits_a_small_batch() -> None:

@@ -462,7 +462,10 @@ def _edit_run_config(run: Path, section: str, **settings) -> None:
     (run / "config.yaml").write_text(yaml.safe_dump(data))
 
 
-@pytest.mark.parametrize(("key", "value"), [("filters", 16), ("blocks", 2), ("value_hidden", 4)])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("filters", 16), ("blocks", 2), ("value_hidden", 4), ("value_channels", 4)],
+)
 def test_resuming_with_another_network_shape_is_a_one_line_error(tmp_path, key, value):
     run = tmp_path / "run"
     train(tiny_config(), run, progress=False, max_iterations=1)
