@@ -231,8 +231,9 @@ class TrainConfig:
     weighs them equally; a larger weight asks more of the value head)."""
     late_value_loss_weight: float | None = field(default=None, metadata=_range(0.0, 100.0))
     """The value's weight from optimizer step ``late_value_from_step`` on (None: the weight
-    never changes). On Connect Four, weight 2 from the start trailed the flagship, while
-    weight 2 from iteration 111 of a run gained a little (docs/learning_speed.md)."""
+    never changes). On Connect Four, weight 2 from the start trailed the flagship; from
+    iteration 111 a branch of the flagship gained a little and a whole run did not, so
+    neither is in ``configs/connect4.yaml`` (docs/learning_speed.md)."""
     late_value_from_step: int = field(default=0, metadata=_range(0, 100_000_000))
     """First optimizer step (counted over the whole run, as the learning-rate schedule is)
     with ``late_value_loss_weight``."""
