@@ -48,6 +48,7 @@ class NetworkConfig:
     blocks: int = field(default=5, metadata=_range(0, 64))
     value_hidden: int = field(default=64, metadata=_range(1, 4096))
     value_channels: int = field(default=1, metadata=_range(1, 1024))
+    policy_channels: int = field(default=2, metadata=_range(1, 1024))
     l2: float = field(default=1e-4, metadata=_range(0.0, 1.0))
 
     @classmethod

@@ -155,10 +155,10 @@ def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> No
 def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
     """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
 
-    A resumed run keeps its model, so an edited ``filters``, ``blocks``, ``value_hidden`` or
-    ``value_channels`` would otherwise be ignored without a word. (``l2`` is a training
-    setting, not part of the shape: the training loop applies a changed one to the loaded
-    model.)
+    A resumed run keeps its model, so an edited ``filters``, ``blocks``, ``value_hidden``,
+    ``value_channels`` or ``policy_channels`` would otherwise be ignored without a word.
+    (``l2`` is a training setting, not part of the shape: the training loop applies a
+    changed one to the loaded model.)
     """
     from .network import network_shape  # TensorFlow: the model has loaded it already
 

@@ -59,8 +59,9 @@ def build_network(
     """A residual policy-value network for planes ``[H, W, C]`` and ``num_actions`` moves.
 
     Tower: 3x3 conv stem (``config.filters``) + BN + ReLU, then ``config.blocks`` residual
-    blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv (2) BN ReLU,
-    flatten, ``Dense(num_actions)`` -> logits, layer ``"policy"``. Value head: 1x1 conv
+    blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv
+    (``config.policy_channels``; AlphaZero's is 2) BN ReLU, flatten, ``Dense(num_actions)``
+    -> logits, layer ``"policy"``. Value head: 1x1 conv
     (``config.value_channels``; AlphaZero's is 1) BN ReLU, flatten,
     ``Dense(config.value_hidden, relu)``, ``Dense(3)`` -> win / draw / loss logits, layer
     ``"value"``. Every conv and dense kernel carries an L2 penalty ``config.l2``
@@ -92,7 +93,7 @@ def build_network(
         x = keras.layers.Add(name=f"block{i}_add")([x, skip])
         x = keras.layers.ReLU(name=f"block{i}_relu2")(x)
 
-    p = _conv(2, 1, l2, "policy_conv")(x)
+    p = _conv(config.policy_channels, 1, l2, "policy_conv")(x)
     p = _bn("policy_bn")(p)
     p = keras.layers.ReLU(name="policy_relu")(p)
     p = keras.layers.Flatten(name="policy_flatten")(p)
@@ -111,9 +112,9 @@ def build_network(
 
 
 def network_shape(model: keras.Model) -> dict[str, int] | None:
-    """``filters``, ``blocks``, ``value_hidden`` and ``value_channels`` of a model
-    ``build_network`` made (read from its layers, so from any saved run); None for a model
-    made some other way."""
+    """``filters``, ``blocks``, ``value_hidden``, ``value_channels`` and ``policy_channels``
+    of a model ``build_network`` made (read from its layers, so from any saved run); None for
+    a model made some other way."""
     names = {layer.name: layer for layer in model.layers}
     if "stem_conv" not in names or "value_hidden" not in names:
         return None
@@ -125,6 +126,7 @@ def network_shape(model: keras.Model) -> dict[str, int] | None:
         "blocks": blocks,
         "value_hidden": int(names["value_hidden"].units),
         "value_channels": int(names["value_conv"].filters),
+        "policy_channels": int(names["policy_conv"].filters),
     }
 
 

@@ -98,9 +98,20 @@ def test_value_channels_widen_the_value_head_and_are_read_back_from_the_model() 
         "blocks": 2,
         "value_hidden": 32,
         "value_channels": 8,
+        "policy_channels": 2,
     }
     # AlphaZero's one channel stays the default, so every saved model reads as before.
     assert network_shape(build_network((6, 7, 3), 7, NetworkConfig()))["value_channels"] == 1
+
+
+def test_policy_channels_widen_the_policy_head_and_are_read_back_from_the_model() -> None:
+    config = NetworkConfig(filters=16, blocks=2, policy_channels=8)
+    model = build_network((6, 7, 3), 7, config)
+    assert model.get_layer("policy_conv").filters == 8
+    assert model.get_layer("policy").kernel.shape == (6 * 7 * 8, 7)
+    assert network_shape(model)["policy_channels"] == 8
+    # AlphaZero's two channels stay the default, so every saved model reads as before.
+    assert network_shape(build_network((6, 7, 3), 7, NetworkConfig()))["policy_channels"] == 2
 
 
 def test_network_overfits_a_small_batch() -> None:

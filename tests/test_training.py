@@ -464,7 +464,13 @@ def _edit_run_config(run: Path, section: str, **settings) -> None:
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("filters", 16), ("blocks", 2), ("value_hidden", 4), ("value_channels", 4)],
+    [
+        ("filters", 16),
+        ("blocks", 2),
+        ("value_hidden", 4),
+        ("value_channels", 4),
+        ("policy_channels", 4),
+    ],
 )
 def test_resuming_with_another_network_shape_is_a_one_line_error(tmp_path, key, value):
     run = tmp_path / "run"
