@@ -13,6 +13,7 @@ player to move in the position it describes.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Literal
 
@@ -249,9 +250,13 @@ class InferenceModel:
         self.num_actions = int(model.output_shape[0][-1])
         self.jit_compile = jit_compile
         self.trace_count = 0
-        self._plain = tf.function(self._forward_python, jit_compile=False, reduce_retracing=False)
-        self._xla = tf.function(self._forward_python, jit_compile=True, reduce_retracing=False)
-        self._bf16 = tf.function(self._forward_twin, jit_compile=False, reduce_retracing=False)
+        # autograph=False: the forward pass has no tensor-dependent Python control flow, and
+        # autograph would reread this file to trace a new bucket, so editing it during a run
+        # would compile whatever code now sits at the old line numbers.
+        trace = functools.partial(tf.function, autograph=False, reduce_retracing=False)
+        self._plain = trace(self._forward_python, jit_compile=False)
+        self._xla = trace(self._forward_python, jit_compile=True)
+        self._bf16 = trace(self._forward_twin, jit_compile=False)
         self._runner: OpenVINORunner | None = None
         self._runner_step = -1
         self.engine = resolve_engine(engine)

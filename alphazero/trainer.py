@@ -130,6 +130,7 @@ class Trainer:
                 tf.TensorSpec([None], tf.float32),
             ],
             reduce_retracing=False,
+            autograph=False,  # no tensor-dependent Python control flow; see InferenceModel
         )
 
     @property

@@ -319,6 +319,36 @@ def test_bfloat16_inference_is_close_and_follows_training() -> None:
     np.testing.assert_allclose(after_values, fp32(planes)[1], atol=0.05)
 
 
+def test_traced_functions_do_not_reread_the_source_so_editing_it_mid_run_is_safe(
+    monkeypatch,
+) -> None:
+    # A user edits network.py or trainer.py while a long run goes on; the run traces new
+    # buckets later (the evaluation ladder). Had tracing read the edited file, it would
+    # compile whatever code now sits at the old line numbers and the run would crash.
+    import linecache
+
+    import alphazero.network
+    import alphazero.trainer
+
+    edited = {alphazero.network.__file__, alphazero.trainer.__file__}
+    real_getlines = linecache.getlines
+
+    def getlines(filename, module_globals=None):
+        lines = real_getlines(filename, module_globals)
+        return ["# an edit\n"] * 3 + lines if filename in edited else lines
+
+    monkeypatch.setattr(linecache, "getlines", getlines)
+    keras.utils.set_random_seed(12)
+    planes = random_positions("connect4", {}, 16, seed=12)
+    policies, values = random_targets(16, 7, seed=13)
+    model = build_network((6, 7, 3), 7, TINY)
+    metrics = Trainer(model, TrainConfig(batch_size=16)).train_step(planes, policies, values)
+    assert np.isfinite(metrics["total_loss"])
+    for precision in ("float32", "bfloat16"):
+        logits, _ = InferenceModel(model, max_batch=16, precision=precision)(planes)
+        np.testing.assert_allclose(logits, model(planes, training=False)[0], atol=0.1)
+
+
 def test_inference_rejects_an_unknown_precision() -> None:
     with pytest.raises(ValueError, match="precision"):
         InferenceModel(build_network((3, 3, 3), 9, TINY), precision="float16")  # type: ignore[arg-type]
