@@ -100,7 +100,8 @@ class SearchConfig:
     gumbel_c_visit: float = field(default=50.0, metadata=_range(0.0, 1e6))
     gumbel_c_scale: float = field(default=0.1, metadata=_range(0.0, 1e3, open_low=True))
     """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
-    rescaled to [0, 1] among a node's moves (the paper's and mctx's constants)."""
+    rescaled to [0, 1] among a node's moves. 50 and 0.1 are mctx's defaults; the paper's Go
+    and chess runs used ``c_scale`` 1.0."""
     evaluation_cache: int = field(default=0, metadata=_range(0, 100_000_000))
     """Self-play remembers this many network evaluations by position and reuses them where a
     search meets a position again (a transposition, or the next move's search); 0: off."""
