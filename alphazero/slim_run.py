@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Drop the optimizer's state from every model file of a run folder but "
         "its resume point (the layout train.py now writes).",
     )
-    parser.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR")
+    parser.add_argument(
+        "run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="run folders to slim"
+    )
     args = parser.parse_args(argv)
     for folder in args.run_dirs:
         before = _model_bytes(folder) if folder.is_dir() else 0

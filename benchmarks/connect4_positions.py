@@ -61,7 +61,12 @@ def main() -> int:
         action="store_true",
         help="average the network over each position and its mirror image",
     )
-    parser.add_argument("--precision", default="auto", choices=["auto", "float32", "bfloat16"])
+    parser.add_argument(
+        "--precision",
+        default="auto",
+        choices=["auto", "float32", "bfloat16"],
+        help="the network's arithmetic; auto: bfloat16 where the CPU has it natively",
+    )
     parser.add_argument(
         "--leaves", type=int, default=1, help="leaves per tree and network call (virtual loss)"
     )

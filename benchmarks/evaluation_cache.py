@@ -32,7 +32,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL, help="a Connect Four .keras model")
     parser.add_argument("--games", type=int, default=32, help="games per round (all at once)")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of each setting (default 3)"
+    )
     args = parser.parse_args()
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds must be at least 1")

@@ -104,7 +104,9 @@ def main() -> None:
     parser.add_argument("--base", default="HEAD", help="git revision to compare against")
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--moves", type=int, default=3, help="moves per game and round")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="interleaved rounds of each side (default 7)"
+    )
     parser.add_argument(
         "--whole-search",
         action="store_true",

@@ -45,15 +45,49 @@ DEFAULT_MODEL = Path("checkpoints", "pretrained", "connect4")
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="run folder or .keras")
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=DEFAULT_MODEL,
+        help="run folder or .keras (default: %(default)s)",
+    )
     parser.add_argument("--moves", type=int, default=20, help="moves timed (default 20)")
-    parser.add_argument("--sims", type=int, default=DEFAULT_SIMULATIONS, help="simulations")
-    parser.add_argument("--leaves", type=int, default=DEFAULT_LEAVES)
-    parser.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE)
-    parser.add_argument("--old-leaves", type=int, default=1)
-    parser.add_argument("--old-engine", choices=ENGINES, default="tensorflow")
-    parser.add_argument("--cache", type=int, default=DEFAULT_CACHE, help="positions kept")
-    parser.add_argument("--old-cache", type=int, default=0)
+    parser.add_argument(
+        "--sims",
+        type=int,
+        default=DEFAULT_SIMULATIONS,
+        help="simulations a move (default %(default)s)",
+    )
+    parser.add_argument(
+        "--leaves",
+        type=int,
+        default=DEFAULT_LEAVES,
+        help="play.py's leaves per network call (default %(default)s)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=DEFAULT_ENGINE,
+        help="play.py's inference engine (default %(default)s)",
+    )
+    parser.add_argument(
+        "--old-leaves", type=int, default=1, help="leaves per call of the old settings (default 1)"
+    )
+    parser.add_argument(
+        "--old-engine",
+        choices=ENGINES,
+        default="tensorflow",
+        help="engine of the old settings (default tensorflow)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=int,
+        default=DEFAULT_CACHE,
+        help="positions play.py keeps across moves (default %(default)s)",
+    )
+    parser.add_argument(
+        "--old-cache", type=int, default=0, help="positions the old settings keep (default 0)"
+    )
     args = parser.parse_args()
     if args.moves < 1:
         parser.error(f"--moves must be at least 1, got {args.moves}")

@@ -106,7 +106,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--moves", type=int, default=4, help="moves per game and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds of each search (default 3)"
+    )
     parser.add_argument("--only", choices=sorted(SEARCHES), help="one algorithm")
     parser.add_argument("--bare", action="store_true", help="without TensorFlow loaded")
     args = parser.parse_args()

@@ -92,7 +92,9 @@ def profile(simulations: int, top: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="interleaved rounds of each engine (default 7)"
+    )
     parser.add_argument("--moves", type=int, default=4, help="moves searched per game")
     parser.add_argument("--simulations", type=int, default=1000, help="per move")
     parser.add_argument("--profile", action="store_true", help="cProfile one of our searches")

@@ -126,7 +126,9 @@ def main() -> int:
     )
     parser.add_argument("--sims", type=int, default=200, help="simulations per move")
     parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the random openings (default 0)"
+    )
     parser.add_argument(
         "--budgets",
         type=float,

@@ -45,7 +45,9 @@ def seeds(text: str) -> list[int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/tictactoe.yaml")
+    parser.add_argument(
+        "--config", default="configs/tictactoe.yaml", help="the recipe trained from each seed"
+    )
     parser.add_argument("--seeds", type=seeds, default=seeds("0-4"), help="e.g. 0-4")
     parser.add_argument(
         "--precisions", nargs="+", default=["float32", "bfloat16"], help="inference precisions"

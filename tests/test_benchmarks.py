@@ -159,3 +159,23 @@ def test_compare_runs_budget_table_averages_the_last_iterations_within_each_budg
     # 128 games an iteration in both: iteration 2 of each, alone.
     row = by_games.stdout.splitlines()[-1].split()
     assert row == ["256", "50.0%", "/", "40.0%", "(", "2)", "40.0%", "/", "30.0%", "(", "2)"]
+
+
+def test_every_command_line_option_says_what_it_does_in_help():
+    """``--help`` explains every option of every script: an ``add_argument`` without ``help=``
+    shows only its name."""
+    import ast
+
+    scripts = [*ROOT.glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]
+    scripts += [*(ROOT / "experiments").glob("*.py"), *(ROOT / "alphazero").rglob("*.py")]
+    silent = []
+    for path in scripts:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+                and not any(keyword.arg == "help" for keyword in node.keywords)
+            ):
+                silent.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(scripts) > 20 and not silent, silent
