@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -25,6 +26,10 @@ from .games import Connect4, make
 from .search import Node, process_policies, run_simulations
 
 STAGES: tuple[tuple[str, int, int], ...] = (("4-12", 4, 12), ("13-20", 13, 20), ("21-30", 21, 30))
+
+
+class SolvedPositionsError(ValueError):
+    """A positions file that cannot be read, or a line not in its format."""
 
 
 @dataclass(frozen=True)
@@ -57,18 +62,36 @@ class SolvedPosition:
         return self.move_scores[action] == self.score
 
 
-def load_positions() -> list[SolvedPosition]:
-    text = resources.files("alphazero").joinpath("data/connect4_positions.tsv").read_text()
+def load_positions(path: Path | None = None) -> list[SolvedPosition]:
+    """The committed positions, or those of another file in the same format (``path``);
+    ``SolvedPositionsError`` names the first line that is not."""
+    if path is None:
+        text = resources.files("alphazero").joinpath("data/connect4_positions.tsv").read_text()
+    else:
+        try:
+            text = Path(path).read_text()
+        except OSError as error:
+            raise SolvedPositionsError(f"{path}: {error.strerror or error}") from None
     positions = []
-    for line in text.splitlines():
-        moves, score, scores = line.split("\t")
-        positions.append(
-            SolvedPosition(
-                moves=tuple(int(c) - 1 for c in moves),
-                score=int(score),
-                move_scores=tuple(None if s == "x" else int(s) for s in scores.split()),
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            moves, score, scores = line.split("\t")
+            move_scores = tuple(None if s == "x" else int(s) for s in scores.split())
+            position = SolvedPosition(
+                moves=tuple(int(c) - 1 for c in moves), score=int(score), move_scores=move_scores
             )
-        )
+            position.stage  # noqa: B018 (a length outside the stages is an error here)
+        except (ValueError, StopIteration):
+            raise SolvedPositionsError(
+                f"{path}, line {number}: expected moves<TAB>score<TAB>s1 ... s7 with 4-30 "
+                f"moves, got {line[:60]!r}"
+            ) from None
+        playable = [s for s in move_scores if s is not None]
+        if len(move_scores) != 7 or not playable or position.score != max(playable):
+            raise SolvedPositionsError(
+                f"{path}, line {number}: the score must be the best of 7 move scores"
+            )
+        positions.append(position)
     return positions
 
 

@@ -19,6 +19,10 @@ With ``--record``, a model of a run folder (``RUN/models/iter_NNNN.keras``, or t
 itself for its latest model) also has its figures appended to
 ``RUN/solved_positions_search.jsonl``, with the CPU hours the run had spent at that
 iteration: ``python -m alphazero.report RUN ...`` draws them beside the raw-policy curve.
+
+``--positions FILE`` measures on another file in the same format instead, such as the fresh
+set ``experiments/connect4_fresh_positions.py`` draws (positions the committed file does not
+hold, scored by sign only): a check that a model's figures do not rest on the 1,002.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metri
 from alphazero.search import symmetric_policy
 from alphazero.solved_positions import (
     STAGES,
+    SolvedPositionsError,
     evaluate_network,
     load_positions,
     measure,
@@ -74,6 +79,12 @@ def main() -> int:
         "--engine", default="tensorflow", choices=ENGINES, help="what runs the network"
     )
     parser.add_argument(
+        "--positions",
+        type=Path,
+        help="another file of solved positions in the same format, such as the fresh set of "
+        "experiments/connect4_fresh_positions.py (default: the committed 1,002)",
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="append the figures to the model's run folder (solved_positions_search.jsonl), "
@@ -86,6 +97,15 @@ def main() -> int:
         parser.error(f"--leaves must be at least 1, got {args.leaves}")
     if args.c_puct <= 0:
         parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
+    if args.record and args.positions is not None:
+        parser.error(
+            "--record keeps the run's curve on the committed positions: not with --positions"
+        )
+    try:
+        positions = load_positions(args.positions)
+    except SolvedPositionsError as error:
+        print(f"error: --positions: {error}", file=sys.stderr)
+        return 2
     try:
         record_to = run_iteration(args.model) if args.record else None
     except (ReportError, ValueError) as error:
@@ -108,7 +128,6 @@ def main() -> int:
         print(f"error: --engine {args.engine}: {error}", file=sys.stderr)
         return 2
     inference = symmetric_policy(network, game) if args.symmetric else network
-    positions = load_positions()
     stages = ["all", *(n for n, _, _ in STAGES)]
     start = time.perf_counter()
     policy_report, values = evaluate_network(inference, positions)
@@ -120,18 +139,30 @@ def main() -> int:
     search_report = measure(positions, actions)
     rows.append((f"search, {args.sims} sims{sym}", search_report, time.perf_counter() - start))
 
-    print(f"{args.model}: {len(positions)} positions; correct move % / exact %")
+    # A file of signs (experiments/connect4_fresh_positions.py) tells a win from a draw or a
+    # loss, not a fast win from a slow one: its exact shares would only repeat the correct ones.
+    signs_only = all(abs(v) <= 1 for p in positions for v in p.move_scores if v is not None)
+    source = f" of {args.positions}" if args.positions is not None else ""
+    shown = "correct move % (scores are signs only)" if signs_only else "correct move % / exact %"
+    print(f"{args.model}: {len(positions)} positions{source}; {shown}")
     print(f"c_puct {args.c_puct:g}, {args.leaves} leaves per call, engine {network.engine}, "
           f"precision {args.precision}")  # fmt: skip
     print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
     for label, report, seconds in rows:
-        cells = "".join(f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}" for k in stages)
+        cells = "".join(
+            f"{report[k]['correct']:>9.1%}       " if signs_only
+            else f"{report[k]['correct']:>9.1%} /{report[k]['exact']:>5.1%}"
+            for k in stages
+        )  # fmt: skip
         print(f"{label:<28}{cells}   ({seconds:.0f} s)")
     cells = "".join(f"{values[k]['result']:>9.1%} /{values[k]['mse']:>5.2f}" for k in stages)
     print(f"{'value: right result / mse':<28}{cells}")
-    by_result = measure_by_result(positions, actions)
-    kinds = ", ".join(f"{k} {r['correct']:.1%} ({r['positions']})" for k, r in by_result.items())
-    print(f"search, correct by exact result: {kinds}")
+    if not signs_only:
+        by_result = measure_by_result(positions, actions)
+        kinds = ", ".join(
+            f"{k} {r['correct']:.1%} ({r['positions']})" for k, r in by_result.items()
+        )
+        print(f"search, correct by exact result: {kinds}")
     if record_to is not None:
         run, iteration, hours, _ = record_to
         entry = {

@@ -114,6 +114,16 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
             ["--model", "x", "--leaves", "0"],
             "--leaves must be at least 1",
         ),
+        (
+            bench / "connect4_positions.py",
+            ["--model", "x", "--positions", str(tmp_path / "gone.tsv")],
+            "gone.tsv: No such file",
+        ),
+        (
+            bench / "connect4_positions.py",
+            ["--model", "x", "--positions", "y.tsv", "--record"],
+            "--record keeps the run's curve on the committed positions",
+        ),
     ):
         done = run(script, *args, cwd=tmp_path)
         last = done.stderr.strip().splitlines()[-1]
