@@ -37,9 +37,10 @@ class SolvedPosition:
     moves: tuple[int, ...]
     """Actions (0-based columns) from the empty board."""
     score: int
-    """Exact value for the side to move."""
+    """Value for the side to move: exact in the committed file, its sign only in a file of
+    ``experiments/connect4_fresh_positions.py``."""
     move_scores: tuple[int | None, ...]
-    """Exact value after each column, None where the column is full."""
+    """Value after each column, None where the column is full (exact or sign, as ``score``)."""
 
     @property
     def game(self) -> Connect4:
@@ -72,10 +73,13 @@ def load_positions(path: Path | None = None) -> list[SolvedPosition]:
             text = Path(path).read_text()
         except OSError as error:
             raise SolvedPositionsError(f"{path}: {error.strerror or error}") from None
+    name = path or "connect4_positions.tsv"
     positions = []
     for number, line in enumerate(text.splitlines(), 1):
         try:
             moves, score, scores = line.split("\t")
+            if not moves.isdigit() or not set(moves) <= set("1234567"):
+                raise ValueError(moves)
             move_scores = tuple(None if s == "x" else int(s) for s in scores.split())
             position = SolvedPosition(
                 moves=tuple(int(c) - 1 for c in moves), score=int(score), move_scores=move_scores
@@ -83,13 +87,13 @@ def load_positions(path: Path | None = None) -> list[SolvedPosition]:
             position.stage  # noqa: B018 (a length outside the stages is an error here)
         except (ValueError, StopIteration):
             raise SolvedPositionsError(
-                f"{path}, line {number}: expected moves<TAB>score<TAB>s1 ... s7 with 4-30 "
+                f"{name}, line {number}: expected moves<TAB>score<TAB>s1 ... s7 with 4-30 "
                 f"moves, got {line[:60]!r}"
             ) from None
         playable = [s for s in move_scores if s is not None]
         if len(move_scores) != 7 or not playable or position.score != max(playable):
             raise SolvedPositionsError(
-                f"{path}, line {number}: the score must be the best of 7 move scores"
+                f"{name}, line {number}: the score must be the best of 7 move scores"
             )
         positions.append(position)
     return positions

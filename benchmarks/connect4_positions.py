@@ -141,7 +141,9 @@ def main() -> int:
 
     # A file of signs (experiments/connect4_fresh_positions.py) tells a win from a draw or a
     # loss, not a fast win from a slow one: its exact shares would only repeat the correct ones.
-    signs_only = all(abs(v) <= 1 for p in positions for v in p.move_scores if v is not None)
+    signs_only = args.positions is not None and all(
+        abs(v) <= 1 for p in positions for v in p.move_scores if v is not None
+    )
     source = f" of {args.positions}" if args.positions is not None else ""
     shown = "correct move % (scores are signs only)" if signs_only else "correct move % / exact %"
     print(f"{args.model}: {len(positions)} positions{source}; {shown}")

@@ -2,20 +2,22 @@
 
 ``alphazero/data/connect4_positions.tsv`` (1,002 positions) is the yardstick of every Connect
 Four run, so a recipe could come to fit it without playing better. This draws another set
-the same way its README describes (semi-random games, half random moves and half good ones,
-as many positions of each length 4-30 as the file has; none won at once by the mover), drops
-any position the file holds (as played or mirrored), and solves every move with
+after the file's README (semi-random games, half random moves and half good ones; none won at
+once by the mover) and matches two things it can count: as many positions of each length
+4-30 as the file has, and of those as many where the mover must block a threat to win at
+once. It drops any position the file holds (as played or mirrored) and solves every move with
 ``experiments/connect4_solver.c``, a perfect solver built here with the C compiler. The
-scores are signs (1 win, 0 draw, -1 loss for the mover), enough for the correct-move share;
-the exact-score columns of the benchmark mean nothing on this file. Run:
+scores are signs (1 win, 0 draw, -1 loss for the mover), enough for the correct-move share.
+Run:
 
     python experiments/connect4_fresh_positions.py --out experiments/data/connect4_fresh.tsv
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 \\
         --positions experiments/data/connect4_fresh.tsv --sims 800
 
 The good moves are plain UCT's (``uct:300``), not a network's, so the set leans toward no
-model. Positions of 4-6 moves take the solver some CPU-seconds each; the whole set about
-15 CPU-minutes, most of it on those.
+model; the file's good moves may have been a solver's, so the sets can still differ in what
+the lengths and threats do not capture (the draws, for one). The whole run takes a few
+minutes on 2 cores, most of it in the solver on positions of 4-6 moves.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -75,31 +78,76 @@ def board_keys(moves: list[int]) -> set[tuple[int, ...]]:
     return {Connect4.from_moves(moves).key(), Connect4.from_moves(mirrored).key()}
 
 
-def solve(binary: Path, lines: list[str], jobs: int) -> list[str]:
-    """Solved TSV lines for ``lines`` of 1-based moves, ``jobs`` solver processes at once."""
+def run_solver(binary: Path, lines: list[str], flag: str, jobs: int) -> list[str]:
+    """The solver's answers to ``lines`` of 1-based moves, in order: ``jobs`` processes on
+    interleaved shares, each reading and writing a file (pipes could fill and stall)."""
     shares = [lines[i::jobs] for i in range(jobs)]
-    solvers = [
-        subprocess.Popen(
-            [str(binary), "--weak"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        for _ in shares
-    ]
-    for solver, share in zip(solvers, shares, strict=True):
-        assert solver.stdin is not None
-        solver.stdin.write("".join(f"{line}\n" for line in share))
-        solver.stdin.close()
-    solved: dict[str, str] = {}
-    with tqdm(total=len(lines), desc="solving", unit="position") as bar:
-        for solver in solvers:  # each answers in order; the bar moves as lines arrive
-            assert solver.stdout is not None
-            for answer in solver.stdout:
-                solved[answer.split("\t")[0]] = answer.rstrip("\n")
-                bar.update()
-            if solver.wait() != 0:
-                raise SystemExit(
-                    f"connect4_fresh_positions: the solver failed ({solver.returncode})"
+    with tempfile.TemporaryDirectory() as folder:
+        running = []
+        for i, share in enumerate(shares):
+            given, answers = Path(folder) / f"in{i}", Path(folder) / f"out{i}"
+            given.write_text("".join(f"{line}\n" for line in share))
+            with given.open() as stdin, answers.open("w") as stdout:
+                running.append(
+                    (subprocess.Popen([str(binary), flag], stdin=stdin, stdout=stdout), answers)
                 )
-    return [solved[line] for line in lines]
+        if flag == "--weak":  # a bar where it takes a while: solving, not finding threats
+            with tqdm(total=len(lines), desc="solving", unit="position") as bar:
+                while any(process.poll() is None for process, _ in running):
+                    time.sleep(0.5)
+                    bar.n = sum(answers.read_text().count("\n") for _, answers in running)
+                    bar.refresh()
+                bar.n = len(lines)
+        for process, _ in running:
+            if process.wait() != 0:
+                raise SystemExit(
+                    f"connect4_fresh_positions: the solver failed ({process.returncode})"
+                )
+        outputs = [answers.read_text().splitlines() for _, answers in running]
+    merged = [""] * len(lines)
+    for i, output in enumerate(outputs):
+        merged[i::jobs] = output
+    refused = [line for line in merged if line.endswith("\tinvalid")]
+    if refused or any(not line for line in merged):
+        raise SystemExit(f"connect4_fresh_positions: the solver refused {refused[:1]}")
+    return merged
+
+
+def must_block(binary: Path, lines: list[str]) -> list[bool]:
+    """Whether the opponent threatens to win at once in each position (the mover must block)."""
+    return [line.split("\t")[2] == "1" for line in run_solver(binary, lines, "--threats", 1)]
+
+
+def draw_positions(binary: Path, seed: int, good_simulations: int) -> list[str]:
+    """Positions (1-based moves) as many of each length, and of those as many where the mover
+    must block a threat, as the committed file has; none of the file's, played or mirrored."""
+    committed = load_positions()
+    lines = ["".join(str(m + 1) for m in p.moves) for p in committed]
+    wanted = collections.Counter(
+        (len(line), block) for line, block in zip(lines, must_block(binary, lines), strict=True)
+    )
+    seen: set[tuple[int, ...]] = set()
+    for position in committed:
+        seen |= board_keys(list(position.moves))
+    rng = np.random.default_rng(seed)
+    good = UCTPlayer(simulations=good_simulations, seed=seed)
+    fresh: list[str] = []
+    with tqdm(total=len(lines), desc="games", unit="position") as bar:
+        for length in sorted({length for length, _ in wanted}):
+            missing = {block: wanted[length, block] for block in (False, True)}
+            while any(missing.values()):
+                candidates: list[str] = []
+                while len(candidates) < 2 * sum(missing.values()):
+                    moves = semi_random_game(length, rng, good)
+                    if moves is not None and not board_keys(moves) & seen:
+                        seen |= board_keys(moves)
+                        candidates.append("".join(str(m + 1) for m in moves))
+                for line, block in zip(candidates, must_block(binary, candidates), strict=True):
+                    if missing[block]:
+                        missing[block] -= 1
+                        fresh.append(line)
+                        bar.update()
+    return fresh
 
 
 def main() -> int:
@@ -112,32 +160,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="solver processes at once (default 2)")
     args = parser.parse_args()
 
-    committed = load_positions()
-    wanted = collections.Counter(len(p.moves) for p in committed)
-    seen: set[tuple[int, ...]] = set()
-    for position in committed:
-        seen |= board_keys(list(position.moves))
-
-    rng = np.random.default_rng(args.seed)
-    good = UCTPlayer(simulations=args.good_simulations, seed=args.seed)
-    fresh: list[str] = []
-    with tqdm(total=sum(wanted.values()), desc="games", unit="position") as bar:
-        for length in sorted(wanted):
-            found = 0
-            while found < wanted[length]:
-                moves = semi_random_game(length, rng, good)
-                if moves is None or board_keys(moves) & seen:
-                    continue
-                seen |= board_keys(moves)
-                fresh.append("".join(str(m + 1) for m in moves))
-                found += 1
-                bar.update()
-
     with tempfile.TemporaryDirectory() as folder:
-        solved = solve(build_solver(Path(folder)), fresh, max(1, args.jobs))
-    bad = [line for line in solved if "invalid" in line]
-    if bad:
-        raise SystemExit(f"connect4_fresh_positions: the solver refused {bad[0]!r}")
+        binary = build_solver(Path(folder))
+        fresh = draw_positions(binary, args.seed, args.good_simulations)
+        solved = run_solver(binary, fresh, "--weak", max(1, args.jobs))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(f"{line}\n" for line in solved))
     scores = [int(line.split("\t")[1]) for line in solved]

@@ -178,8 +178,12 @@ static int solve(const Position *p, int weak) {
 static int sign(int x) { return (x > 0) - (x < 0); }
 
 int main(int argc, char **argv) {
-  int weak = argc > 1 && strcmp(argv[1], "--weak") == 0;
-  int threats = argc > 1 && strcmp(argv[1], "--threats") == 0;
+  int weak = argc == 2 && strcmp(argv[1], "--weak") == 0;
+  int threats = argc == 2 && strcmp(argv[1], "--threats") == 0;
+  if (argc > 2 || (argc == 2 && !weak && !threats)) {
+    fprintf(stderr, "usage: connect4_solver [--weak | --threats] < moves\n");
+    return 2;
+  }
   table_keys = calloc(TABLE_SIZE, sizeof *table_keys);
   table_values = calloc(TABLE_SIZE, sizeof *table_values);
   if (!table_keys || !table_values) return 2;
@@ -204,6 +208,7 @@ int main(int argc, char **argv) {
     if (threats) {
       u64 theirs = winning_cells(p.current ^ p.mask, p.mask) & playable(&p);
       printf("%s\t%d\t%d\n", line, wins_at_once(&p), theirs != 0);
+      fflush(stdout);
       continue;
     }
     int best = -CELLS;
@@ -228,6 +233,7 @@ int main(int argc, char **argv) {
       strcat(children, col ? " " : "");
       strcat(children, cell);
     }
+    if (p.moves == CELLS) best = 0; /* a full board: a draw, and no column to play */
     printf("%s\t%d\t%s\n", line, best, children);
     fflush(stdout);
   }

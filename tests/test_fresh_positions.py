@@ -3,12 +3,13 @@ with the committed file's perfect solver, and the fresh set holds none of the fi
 
 from __future__ import annotations
 
+import collections
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from connect4_fresh_positions import board_keys, build_solver  # experiments/, on pythonpath
+from connect4_fresh_positions import board_keys, build_solver, must_block  # experiments/
 
 from alphazero.solved_positions import SolvedPositionsError, load_positions
 
@@ -60,14 +61,23 @@ def test_a_position_and_its_mirror_image_share_a_key():
     assert board_keys([3, 0, 1]) != board_keys([3, 0, 2])
 
 
+FRESH = ROOT / "experiments/data/connect4_fresh.tsv"
+
+
 def test_the_fresh_set_holds_none_of_the_committed_positions():
-    fresh = ROOT / "experiments/data/connect4_fresh.tsv"
-    if not fresh.is_file():
-        pytest.skip("no fresh set drawn")
     committed = set().union(*(board_keys(list(p.moves)) for p in load_positions()))
-    drawn = load_positions(fresh)
+    drawn = load_positions(FRESH)
     assert len(drawn) == 1002
     assert not any(board_keys(list(p.moves)) & committed for p in drawn)
+
+
+def test_the_fresh_set_has_the_files_lengths_and_threats_to_block(solver):
+    def mix(lines: list[str]) -> collections.Counter[tuple[int, bool]]:
+        moves = [line.split("\t")[0] for line in lines]
+        return collections.Counter(zip(map(len, moves), must_block(solver, moves), strict=True))
+
+    committed = (ROOT / "alphazero/data/connect4_positions.tsv").read_text().splitlines()
+    assert mix(FRESH.read_text().splitlines()) == mix(committed)
 
 
 def test_a_positions_file_not_in_the_format_is_a_one_line_error(tmp_path):
