@@ -78,7 +78,7 @@ def load_positions(path: Path | None = None) -> list[SolvedPosition]:
     for number, line in enumerate(text.splitlines(), 1):
         try:
             moves, score, scores = line.split("\t")
-            if not moves.isdigit() or not set(moves) <= set("1234567"):
+            if not moves or not set(moves) <= set("1234567"):  # 1-based columns
                 raise ValueError(moves)
             move_scores = tuple(None if s == "x" else int(s) for s in scores.split())
             position = SolvedPosition(
