@@ -36,7 +36,6 @@ from tqdm import tqdm
 
 from alphazero.baselines.uct import UCTPlayer
 from alphazero.games import Connect4, make
-from alphazero.games.base import Game
 from alphazero.solved_positions import load_positions
 
 SOLVER = Path(__file__).with_name("connect4_solver.c")
@@ -51,8 +50,9 @@ def build_solver(folder: Path) -> Path:
     return binary
 
 
-def wins_at_once(game: Game) -> bool:
-    return any(game.sim_move(a).score not in (None, 0) for a in game.available_moves)
+def notation(moves: list[int] | tuple[int, ...]) -> str:
+    """Actions (0-based columns) as the file writes them: 1-based columns, ``"4453"``."""
+    return "".join(str(m + 1) for m in moves)
 
 
 def semi_random_game(length: int, rng: np.random.Generator, good: UCTPlayer) -> list[int] | None:
@@ -67,7 +67,8 @@ def semi_random_game(length: int, rng: np.random.Generator, good: UCTPlayer) -> 
         move = int(rng.choice(legal)) if rng.random() < 0.5 else good(game)
         moves.append(move)
         game = game.sim_move(move)
-    if game.score is not None or wins_at_once(game):
+    # ending_moves: the mover's wins at once (a last-cell draw needs 41 stones, not <= 30).
+    if game.score is not None or game.ending_moves():
         return None
     return moves
 
@@ -122,7 +123,7 @@ def draw_positions(binary: Path, seed: int, good_simulations: int) -> list[str]:
     """Positions (1-based moves) as many of each length, and of those as many where the mover
     must block a threat, as the committed file has; none of the file's, played or mirrored."""
     committed = load_positions()
-    lines = ["".join(str(m + 1) for m in p.moves) for p in committed]
+    lines = [notation(p.moves) for p in committed]
     wanted = collections.Counter(
         (len(line), block) for line, block in zip(lines, must_block(binary, lines), strict=True)
     )
@@ -139,9 +140,12 @@ def draw_positions(binary: Path, seed: int, good_simulations: int) -> list[str]:
                 candidates: list[str] = []
                 while len(candidates) < 2 * sum(missing.values()):
                     moves = semi_random_game(length, rng, good)
-                    if moves is not None and not board_keys(moves) & seen:
-                        seen |= board_keys(moves)
-                        candidates.append("".join(str(m + 1) for m in moves))
+                    if moves is None:
+                        continue
+                    keys = board_keys(moves)
+                    if not keys & seen:
+                        seen |= keys
+                        candidates.append(notation(moves))
                 for line, block in zip(candidates, must_block(binary, candidates), strict=True):
                     if missing[block]:
                         missing[block] -= 1
