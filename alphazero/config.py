@@ -156,14 +156,14 @@ class SelfPlayConfig:
     quick one: in a game the first player wins with best play, the second player's positions
     are otherwise all worth -1 and its search has no reason to prefer the stubborn defence
     that a fallible opponent can go wrong against. (On Gomoku 6x6 it made the defence worse:
-    docs/learning_speed.md.)"""
+    docs/learning_speed/gomoku.md.)"""
     weak_side_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games in which one side, drawn at random, searches every move afresh with
     only ``weak_side_simulations``, samples its move in proportion to the visits (temperature
     1) and is not recorded. The other side then meets imperfect play, as it will against real
     opponents: in a game the first player wins with best play, self-play otherwise shows the
     second player only flawless attacks, against which no defence works. (On Gomoku 6x6 it
-    did not help: docs/learning_speed.md.)"""
+    did not help: docs/learning_speed/gomoku.md.)"""
     weak_side_simulations: int = field(default=16, metadata=_range(2, 1_000_000))
     """The weak side's simulations per move (see ``weak_side_share``)."""
     weak_side_random: float = field(default=0.0, metadata=_range(0.0, 1.0))
@@ -171,7 +171,7 @@ class SelfPlayConfig:
     prior sharpened by self-play makes even a one-simulation attacker nearly flawless, and
     the defender only learns that holding on pays against an attacker that can slip. (On
     Gomoku 6x6 the second player then won 11-23% of self-play, but did no better against
-    ``uct:5000``: docs/learning_speed.md.)"""
+    ``uct:5000``: docs/learning_speed/gomoku.md.)"""
     random_opening_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games that start from a random opening: 1 to ``random_opening_moves``
     uniformly random moves (none that ends the game), which are not training examples.
@@ -235,7 +235,7 @@ class TrainConfig:
     """The value's weight from optimizer step ``late_value_from_step`` on (None: the weight
     never changes). On Connect Four, weight 2 from the start trailed the flagship; from
     iteration 111 a branch of the flagship gained a little and a whole run did not, so
-    neither is in ``configs/connect4.yaml`` (docs/learning_speed.md)."""
+    neither is in ``configs/connect4.yaml`` (docs/learning_speed/connect4.md)."""
     late_value_from_step: int = field(default=0, metadata=_range(0, 100_000_000))
     """First optimizer step (counted over the whole run, as the learning-rate schedule is)
     with ``late_value_loss_weight``."""
