@@ -11,6 +11,8 @@ scores are signs (1 win, 0 draw, -1 loss for the mover), enough for the correct-
 Run:
 
     python experiments/connect4_fresh_positions.py --out experiments/data/connect4_fresh.tsv
+    python experiments/connect4_fresh_positions.py --seed 2 \\
+        --out experiments/data/connect4_fresh_seed2.tsv   # a second set, drawn later
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 \\
         --positions experiments/data/connect4_fresh.tsv --sims 800
 

@@ -61,23 +61,36 @@ def test_a_position_and_its_mirror_image_share_a_key():
     assert board_keys([3, 0, 1]) != board_keys([3, 0, 2])
 
 
-FRESH = ROOT / "experiments/data/connect4_fresh.tsv"
+# The sets of seeds 1 and 2: the second was drawn after the first had been looked at, so
+# that a choice made on one can be checked on positions nobody has seen.
+FRESH = [
+    ROOT / "experiments/data/connect4_fresh.tsv",
+    ROOT / "experiments/data/connect4_fresh_seed2.tsv",
+]
 
 
-def test_the_fresh_set_holds_none_of_the_committed_positions():
+@pytest.mark.parametrize("fresh", FRESH, ids=lambda path: path.stem)
+def test_the_fresh_set_holds_none_of_the_committed_positions(fresh):
     committed = set().union(*(board_keys(list(p.moves)) for p in load_positions()))
-    drawn = load_positions(FRESH)
+    drawn = load_positions(fresh)
     assert len(drawn) == 1002
     assert not any(board_keys(list(p.moves)) & committed for p in drawn)
 
 
-def test_the_fresh_set_has_the_files_lengths_and_threats_to_block(solver):
+def test_the_two_fresh_sets_share_no_position():
+    first, second = (load_positions(path) for path in FRESH)
+    seen = set().union(*(board_keys(list(p.moves)) for p in first))
+    assert not any(board_keys(list(p.moves)) & seen for p in second)
+
+
+@pytest.mark.parametrize("fresh", FRESH, ids=lambda path: path.stem)
+def test_the_fresh_set_has_the_files_lengths_and_threats_to_block(solver, fresh):
     def mix(lines: list[str]) -> collections.Counter[tuple[int, bool]]:
         moves = [line.split("\t")[0] for line in lines]
         return collections.Counter(zip(map(len, moves), must_block(solver, moves), strict=True))
 
     committed = (ROOT / "alphazero/data/connect4_positions.tsv").read_text().splitlines()
-    assert mix(FRESH.read_text().splitlines()) == mix(committed)
+    assert mix(fresh.read_text().splitlines()) == mix(committed)
 
 
 def test_a_positions_file_not_in_the_format_is_a_one_line_error(tmp_path):
