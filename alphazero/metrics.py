@@ -49,6 +49,22 @@ def machine() -> str:
     return ", ".join(parts)
 
 
+@functools.cache
+def software() -> str:
+    """The libraries that did the arithmetic, as ``metrics.jsonl`` records them with every
+    iteration, e.g. ``"Python 3.11.2, TensorFlow 2.21.0, Keras 3.15.1, NumPy 2.3.5"``: a run
+    resumed after an upgrade changes kernels, and so its speed and its numbers."""
+    from importlib import metadata
+
+    parts = [f"Python {platform.python_version()}"]
+    for name, package in (("TensorFlow", "tensorflow"), ("Keras", "keras"), ("NumPy", "numpy")):
+        try:
+            parts.append(f"{name} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{name} absent")
+    return ", ".join(parts)
+
+
 def append_jsonl(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     """Append ``record`` as one JSON line to ``path`` and flush it to disk."""
     line = json.dumps(record, default=json_default) + "\n"

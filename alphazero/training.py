@@ -39,7 +39,7 @@ from .interrupts import (
     raise_if_interrupted,
     stop_on_ctrl_c,
 )
-from .metrics import append_metrics, machine, summary_line, write_tensorboard
+from .metrics import append_metrics, machine, software, summary_line, write_tensorboard
 from .paused import PausedGame
 from .run_evaluation import (
     BEST_RULE,
@@ -163,6 +163,7 @@ def _iteration(s: Session) -> None:
         "train_cpu_seconds": train_cpu_seconds,
         "cpu_seconds": state.cpu_seconds,
         "machine": machine(),  # CPU-seconds compare only on the same kind of machine
+        "software": software(),
     }
     if rated is not None:
         record["evaluation"] = rated

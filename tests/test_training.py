@@ -153,6 +153,7 @@ def test_run_folder_holds_config_metadata_models_and_metrics(tmp_path):
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3, 4]
     assert "policy_loss" in json.loads(lines[-1])["train"]
     assert "cores" in json.loads(lines[-1])["machine"]  # CPU-seconds are this machine's
+    assert "TensorFlow 2." in json.loads(lines[-1])["software"]  # and these libraries'
     assert any((run / "tensorboard").iterdir())
 
 
