@@ -1,8 +1,10 @@
 """Self-play: many games searched at once, turned into training examples.
 
-Each example is ``(planes [H, W, C], visit distribution [num_actions], outcome)`` where the
-outcome is the final result from the point of view of the player to move in that position
-(``score * player``; never assumed to alternate).
+Each example is ``(planes [H, W, C], policy target [num_actions], value target)``. The policy
+target is the root's visit shares (PUCT) or the improved policy (Gumbel). The value target is
+the final result from the point of view of the player to move in that position (``score *
+player``; never assumed to alternate), discounted by ``selfplay.value_discount`` per move
+still to come and blended with the search's value by ``selfplay.value_target_mix``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class _Slot:
 
     root: Node
     records: list[tuple[np.ndarray, np.ndarray, int, float, int]] = field(default_factory=list)
-    """(planes, visit distribution, player to move, search value, move number) per example."""
+    """(planes, policy target, player to move, search value, move number) per example."""
     actions: list[int] = field(default_factory=list)
     """Every move played from the start (what a paused game replays)."""
     moves: int = 0

@@ -7,6 +7,7 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
+from alphazero.games.tictactoe import TicTacToe
 from alphazero.search import (
     GumbelParams,
     Node,
@@ -14,7 +15,7 @@ from alphazero.search import (
     gumbel_search,
     improved_policy,
 )
-from alphazero.search.gumbel import completed_q, considered_visits
+from alphazero.search.gumbel import completed_q, considered_visits, sigma
 from alphazero.selfplay import play_games
 
 
@@ -137,6 +138,36 @@ def test_proven_results_stand_in_for_q():
     children = list(node.children.values())
     lost = [i for i, c in enumerate(children) if c.outcome == -1.0]
     assert lost and np.all(q[lost] == -1.0)
+
+
+def test_the_mixed_value_takes_the_visited_moves_completed_q():
+    """Danihelka et al. (2022), eq. 33: the unvisited moves' value blends the node's own with
+    the prior-weighted completed Q of the visited, a proven result where there is one (not the
+    mean value that the proof has overtaken)."""
+    root = Node(TicTacToe.from_moves([0, 4, 8]))
+    gumbel_search([root], biased_policy(9, {}, value=0.3), 32, GumbelParams(), None)
+    node = root.children[2]  # below the root, where moves go unvisited and Q picks the path
+    children = list(node.children.values())
+    proven = [c for c in children if c.N and c.outcome is not None and c.outcome != c.V]
+    assert proven  # the test needs a visited move whose proof its mean has not caught up with
+    q = completed_q(node)
+    visited = [i for i, c in enumerate(children) if c.N]
+    prior = np.array([children[i].prob for i in visited])
+    total = sum(children[i].N for i in visited)
+    mixed = (node.raw_value + total * prior @ q[visited] / prior.sum()) / (1 + total)
+    unvisited = [i for i, c in enumerate(children) if not c.N and c.outcome is None]
+    assert unvisited and np.allclose(q[unvisited], mixed)
+
+
+def test_the_improved_policy_is_softmax_of_logits_plus_sigma():
+    game = make("tictactoe")
+    node = Node(game)
+    gumbel_search([node], biased_policy(9, {4: 1.0, 0: 0.5}, value=0.3), 6, GumbelParams(), None)
+    logits = np.log([c.prob for c in node.children.values()])
+    scores = logits + sigma(node, GumbelParams())
+    expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    assert np.allclose(improved_policy(node, GumbelParams()), expected)
+    assert sigma(node, GumbelParams()).min() == 0.0  # the worst move gets no bonus
 
 
 @pytest.mark.parametrize(

@@ -91,10 +91,10 @@ def _q_range(children: Collection[Node], raw_value: float | None) -> _QRange:
             visited += visits
             if visits > most:
                 most = visits
+            q = child.V if outcome is None else outcome  # a proof outweighs the mean it ends
             prob = child.prob if child.prob > PROB_FLOOR else PROB_FLOOR
-            weighted += prob * child.V
+            weighted += prob * q
             prob_sum += prob
-            q = child.V if outcome is None else outcome
         elif outcome is None:
             unsettled = True
             continue
@@ -243,7 +243,8 @@ class GumbelRoot:
     gumbel: np.ndarray
     """Gumbel(0, 1) noise ``[num_actions]`` (zeros for a deterministic search)."""
     simulations: int
-    """Visits to spread over the root's children (the root's own evaluation not counted)."""
+    """The visits the root's children hold when the search ends: those of a reused tree plus
+    this search's simulations (the root's own evaluation not counted)."""
     params: GumbelParams
     table: tuple[int, ...] = ()
     """``considered_visits`` for this root: the schedule of its simulations."""
