@@ -209,7 +209,7 @@ class ReplayConfig:
         if start is None:
             return min(made, self.capacity)
         if made <= start:
-            return made
+            return min(made, self.capacity)
         a, b = self.window_exponent, self.window_growth
         grown = start * (1 + b * ((made / start) ** a - 1) / a)
         return int(min(grown, self.capacity))

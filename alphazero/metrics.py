@@ -80,14 +80,16 @@ def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, A
     append_jsonl(folder / METRICS_FILE, record)
 
 
-def repair_metrics(run_path: Path, iteration: int) -> None:
-    """Drop what a crash can leave in ``metrics.jsonl``: a half-written last line, or lines
-    of iterations the checkpoint does not hold."""
+def repair_metrics(run_path: Path, iteration: int, last: dict[str, Any] | None = None) -> None:
+    """Mend what a crash can leave in ``metrics.jsonl``: drop a half-written last line and
+    lines of iterations the checkpoint does not hold, and write back ``last`` (the
+    checkpoint's own record of ``iteration``) if a crash came between the checkpoint and its
+    line."""
     path = run_path / METRICS_FILE
     if not path.exists():
         return
     lines = path.read_text(encoding="utf-8").splitlines()
-    kept = []
+    kept, newest = [], 0
     for line in lines:
         try:
             record = json.loads(line)
@@ -95,6 +97,9 @@ def repair_metrics(run_path: Path, iteration: int) -> None:
             continue
         if isinstance(record, dict) and record.get("iteration", 0) <= iteration:
             kept.append(line)
+            newest = max(newest, record.get("iteration", 0))
+    if last is not None and last.get("iteration") == iteration > newest:
+        kept.append(json.dumps(last, default=json_default))
     if kept != lines:
         atomic_write_text(path, "".join(f"{line}\n" for line in kept))
 

@@ -6,6 +6,7 @@ buffer, counters and random state, kept and paused games), and what its iteratio
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def start_run(
             return state
         check_model_opponents(config)
         _apply_l2(model, config.network.l2)
-        repair_metrics(run.path, state.iteration)
+        repair_metrics(run.path, state.iteration, meta.get("metrics"))
         if state.top_score is None and state.elo_history:  # saved before it was recorded
             state.top_score = top_score_from_metrics(read_records(run.path))
         rng = np.random.default_rng()
@@ -138,6 +139,9 @@ class Session:
     paused: list[PausedGame] | None = None
     """With ``selfplay.carry_over``: the games paused at the end of the last self-play, for
     the next to go on with (and the checkpoint to keep); None without it."""
+    cpu_mark: float = field(default_factory=time.process_time)
+    """Where this process's CPU time is counted from: where the last iteration's count
+    ended, so that its solved positions and its checkpoint count in the next."""
 
     @classmethod
     def begin(cls, start: Start, progress: bool) -> Session:

@@ -39,6 +39,9 @@ class RunState:
     selfplay_seconds: float = 0.0
     train_seconds: float = 0.0
     cpu_seconds: float = 0.0
+    """CPU time of every process (the learner's, and self-play workers' where they are
+    others): each iteration's, with the saving of the one before (the last save of a
+    session goes uncounted)."""
     wall_seconds: float = 0.0
     """Wall time of the saved iterations (an interrupted one's lost part not counted)."""
     ladder: dict[str, float] | None = None

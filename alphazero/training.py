@@ -118,7 +118,6 @@ def _train(
 def _iteration(s: Session) -> None:
     """One iteration: self-play, training, evaluation, then the checkpoint and the metrics."""
     config, state, tracker = s.config, s.state, s.tracker
-    cpu_start = time.process_time()
     iteration = state.iteration + 1
     kept, s.pending = s.pending, None
     to_play = config.selfplay.games_per_iteration
@@ -146,7 +145,8 @@ def _iteration(s: Session) -> None:
     state.positions += len(examples)
     state.selfplay_seconds += stats.seconds
     state.train_seconds += train_seconds
-    state.cpu_seconds += time.process_time() - cpu_start
+    counted, s.cpu_mark = s.cpu_mark, time.process_time()  # what follows counts in the next
+    state.cpu_seconds += s.cpu_mark - counted
     if not s.backend.in_process:  # the workers' CPU is not this process's
         state.cpu_seconds += stats.cpu_seconds
     elif kept_stats is not None:  # an earlier process's, for the kept games
@@ -216,7 +216,8 @@ def _train_network(
     train_metrics: dict[str, float] = {}
     train_start = time.perf_counter()
     train_cpu_start = time.process_time()
-    if len(s.buffer) >= config.train.min_positions and config.train.steps_per_iteration:
+    enough = len(s.buffer) >= max(config.train.min_positions, 1)  # 0 still needs one to sample
+    if enough and config.train.steps_per_iteration:
         with s.tracker.phase("train"):
             train_metrics = s.trainer.train(
                 lambda n: s.buffer.sample(n, s.rng, window),
@@ -251,7 +252,7 @@ def _save(s: Session, record: dict[str, Any], is_best: bool) -> None:
         s.in_flight = None  # the checkpoint holds the games now
         s.run.discard_pending()
         append_metrics(s.run.path, record)
-    write_tensorboard(s.run.path, record)
+        write_tensorboard(s.run.path, record)
     progress_bars.write(summary_line(record, config.iterations, s.tracker), enabled=s.progress)
 
 

@@ -270,3 +270,4 @@ def test_growing_window_starts_whole_then_grows_slower_than_the_run():
     grown = [replay.window(n) for n in (40_000, 200_000, 1_000_000, 10_000_000)]
     assert grown == sorted(grown) and grown[0] < 40_000 and grown[-1] == 250_000
     assert ReplayConfig(capacity=100).window(1_000) == 100  # off: the whole buffer
+    assert ReplayConfig(capacity=100, window_start=500).window(300) == 100  # never past it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -269,6 +270,36 @@ def test_a_run_saved_without_its_top_ladder_score_finds_it_again_on_resume(tmp_p
     meta = json.loads(path.read_text())
     assert meta["top_score"] == {"iteration": 1, "wins": 10**6, "draws": 0, "losses": 0}
     assert meta["best"] == "models/iter_0001.keras"
+
+
+def test_a_metrics_line_lost_after_its_checkpoint_comes_back_on_resume(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=3), run, progress=False, max_iterations=2)
+    metrics = run / "metrics.jsonl"
+    lines = metrics.read_text().splitlines()
+    metrics.write_text(lines[0] + "\n")  # a kill between iteration 2's checkpoint and its line
+    train(tiny_config(iterations=3), run, resume=True, progress=False)
+    records = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [1, 2, 3]
+    assert records[1] == json.loads(lines[1])
+
+
+def test_cpu_seconds_count_the_saving_of_each_checkpoint(tmp_path, monkeypatch):
+    save = RunDir.save
+
+    def slow_save(self, *args, **kwargs):
+        end = time.process_time() + 1.0
+        while time.process_time() < end:  # a second of CPU, as a big buffer's compression
+            pass
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(RunDir, "save", slow_save)
+    run = tmp_path / "run"
+    train(tiny_config(iterations=3), run, progress=False)
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    # Iteration 2 counts iteration 1's save; iteration 3, iteration 2's.
+    spent = [b["cpu_seconds"] - a["cpu_seconds"] for a, b in itertools.pairwise(records)]
+    assert min(spent) >= 1.0
 
 
 def test_starting_over_an_existing_run_asks_for_resume(tmp_path):
