@@ -616,7 +616,7 @@ def test_no_move_can_be_played_after_the_end(name, params, rng):
 def test_actions_out_of_range_or_not_integers_are_refused(name, params):
     game = make(name, **params)
     last = game.num_actions - 1
-    for action in (-1, game.num_actions, 10**9, -(10**9), 1.0, "1", None, [0]):
+    for action in (-1, game.num_actions, 10**9, -(10**9), 1.0, "1", None, [0], True):
         with pytest.raises(IllegalMoveError, match=rf"action .* is outside 0\.\.{last}"):
             game.sim_move(action)
     assert game == make(name, **params)

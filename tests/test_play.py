@@ -648,6 +648,8 @@ def test_game_names_sizes_and_aliases():
     for bad in ("chess", "gomoku:size=2", "gomoku:size", "connect4:depth=3"):
         with pytest.raises(ValueError):
             parse_game(bad)
+    with pytest.raises(ValueError, match="key=number"):
+        parse_game("gomoku:size=\u00b2")  # "²" is a digit to str.isdigit, not to int()
 
 
 def test_thought_lines_and_records():

@@ -229,6 +229,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             ("POST", moves, b"{not json", None, 400, "not JSON"),
             ("POST", moves, b"\xff\xfe", None, 400, "not JSON"),
             ("POST", moves, [1, 2], None, 400, "JSON object"),
+            ("POST", moves, b"[" * 5000 + b"]" * 5000, None, 400, "not JSON"),  # too deep
             ("POST", moves, {}, None, 400, "name the move"),
             ("POST", moves, {"action": 1, "move": "a1"}, None, 400, "one of them"),
             ("POST", moves, {"action": "3"}, None, 400, "whole number"),
@@ -250,6 +251,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             ("GET", "/api/sessions/nope", None, None, 404, "no such session"),
             ("POST", f"/api/sessions/{sid}/resign", {}, None, 404, "no such action"),
             ("GET", f"/api/sessions/{sid}?since=soon", None, None, 400, "since"),
+            ("GET", f"/api/sessions/{sid}?since=%C2%B2", None, None, 400, "since"),  # "²"
             ("GET", moves, None, None, 405, "use POST"),
             ("DELETE", f"/api/sessions/{sid}", None, None, 405, "use GET"),
             ("PUT", "/api/options", {}, None, 405, "use GET"),
@@ -281,6 +283,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             (b"BREW /pot HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method"),
             (post_head + b"Content-Length: 999999999\r\n\r\n", 413, "too large"),
             (post_head + b"Content-Length: -5\r\n\r\n", 400, "Content-Length"),
+            (post_head + b"Content-Length: \xb2\r\n\r\n", 400, "Content-Length"),  # "²"
             (post_head + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411, "Content-Length"),
         ):
             status, answer = raw_request(port, data)

@@ -241,7 +241,11 @@ class Game(ABC):
         """
         if self.score is not None:
             raise GameOverError(f"{self.name}: the game is over, no move can be played")
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+        if (
+            not isinstance(action, (int, np.integer))
+            or isinstance(action, bool)  # True is an int to Python, not a move
+            or not 0 <= action < self.num_actions
+        ):
             raise IllegalMoveError(
                 f"{self.name}: action {action!r} is outside 0..{self.num_actions - 1}"
             )

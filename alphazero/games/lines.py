@@ -73,8 +73,8 @@ class LineBoard:
     def line_test(self) -> Callable[[int], bool]:
         """``has_line`` as a flat closure: the search calls it once per child it creates.
 
-        Lines of 3 and 4 need two shifts per direction, 5 to 7 need three; those are
-        unrolled, longer lines loop.
+        Lines of 3 and 4 need two shifts per direction, 5 to 8 need three; those are
+        unrolled, lines of 2 and of 9 or more loop.
         """
         runs = self.run_shifts
         if all(len(r) == 2 for r in runs):

@@ -42,7 +42,8 @@ GAME_ALIASES: dict[str, tuple[str, dict[str, int]]] = {
     "boxes": ("dots_and_boxes", {}),
     "dots": ("dots_and_boxes", {}),
 }
-"""Short names for ``--game``; ``gomokuN`` (N x N, five in a row from 8 up, else four) too."""
+"""Short names for ``--game``; ``gomokuN`` (N x N, five in a row from 8 up, else four, or N
+below 4) too."""
 SHORT_NAMES_HELP = (
     "short names",
     "c4, ttt, boxes, gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)",
@@ -279,7 +280,7 @@ def parse_game(text: str) -> tuple[str, dict[str, int]]:
         params.update(size=size, n_in_row=5 if size >= 8 else min(4, size))
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
-        if not sep or not value.strip().isdigit():
+        if not sep or not (value.strip().isascii() and value.strip().isdigit()):
             raise ValueError(f"--game {text!r}: parameters are key=number, like size=8")
         params[key.strip()] = int(value)
     make(name, **params)  # validates the name and the parameters

@@ -220,7 +220,7 @@ class Handler(BaseHTTPRequestHandler):
         if not values:
             return None
         text = values[0]
-        if not text.isdigit() or len(text) > 12:
+        if not (text.isascii() and text.isdigit()) or len(text) > 12:
             raise RequestError(HTTPStatus.BAD_REQUEST, "since must be a version number")
         return int(text)
 
@@ -232,7 +232,7 @@ class Handler(BaseHTTPRequestHandler):
         text = self.headers.get("Content-Length")
         if text is None:
             return {}
-        if not text.strip().isdigit():
+        if not (text.strip().isascii() and text.strip().isdigit()):  # not "²"
             self.close_connection = True
             raise RequestError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
         length = int(text)
@@ -254,7 +254,7 @@ class Handler(BaseHTTPRequestHandler):
             return {}
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: [[[[...
             raise RequestError(HTTPStatus.BAD_REQUEST, "the body is not JSON") from None
         if not isinstance(data, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")

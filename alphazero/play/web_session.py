@@ -214,7 +214,7 @@ class PlaySession:
                 raise RequestError(
                     HTTPStatus.UNPROCESSABLE_ENTITY, reason(error, self.game)
                 ) from None
-            self.thought = None
+            self.thought = self.error = None  # a failed hint's error is behind the game now
             if self.game.score is None and self.game.player != self.human:
                 self._start("thinking")
             self._bump()
