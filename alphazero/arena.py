@@ -174,7 +174,7 @@ def play_match(
                 histories[i].append(action)
                 if positions[i].score is not None:
                     unfinished.discard(i)
-                    _record(result, i, positions[i].score, seats[i][1] is player)
+                    _record(result, positions[i].score, seats[i][1] is player)
                     bar.update(1)
             moves += len(waiting)
             bar.set_postfix(moves=moves)
@@ -183,7 +183,7 @@ def play_match(
     return result
 
 
-def _record(result: MatchResult, index: int, score: int, player_first: bool) -> None:
+def _record(result: MatchResult, score: int, player_first: bool) -> None:
     points = score if player_first else -score  # +1: player won
     if player_first:
         result.games_first += 1

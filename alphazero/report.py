@@ -113,7 +113,8 @@ def draw(records: list[dict[str, Any]], output: Path, title: str) -> None:
 
 
 def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
-    """The CPU hours a run had spent at each record: self-play and training, all processes.
+    """The CPU hours a run had spent at each record, as ``train.py`` records them: all of its
+    processes, for self-play, training, the evaluation ladder and the checkpoints.
 
     Runs from before ``cpu_seconds`` was recorded count self-play CPU plus training time.
     """
@@ -161,7 +162,7 @@ def draw_correct_moves(
                     label=f"{name}: {sims} simulations")  # fmt: skip
     if hours is not None:
         ax.set_xlim(0, hours)
-    ax.set_xlabel("CPU hours (self-play and training)")
+    ax.set_xlabel("CPU hours (all of train.py: self-play, training, evaluation)")
     ax.set_ylabel("correct moves on the solved positions")
     ax.set_ylim(0.4, 1.0)
     ax.grid(alpha=0.3)

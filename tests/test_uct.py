@@ -174,6 +174,20 @@ def test_amaf_ignores_the_other_players_moves():
     assert node.amaf_n[3] == 1 and node.amaf_w[3] == -1 and node.amaf_n[2] == 0
 
 
+def test_rave_expands_among_the_best_amaf_moves_at_random():
+    """Six unseen columns tie at AMAF 0 and the seventh has lost: each of the six is expanded
+    first about as often, whatever its place in the list of untried moves."""
+    firsts = []
+    for seed in range(1_200):
+        search = RAVESearch(make("connect4"), rng=seed)
+        search.root.amaf_n[6], search.root.amaf_w[6] = 1, -1
+        search._run(1, None)
+        firsts.append(search.root.children[0].action)
+    counts = np.bincount(firsts, minlength=7)
+    assert counts[6] == 0
+    assert counts[:6].min() > 140 and counts[:6].max() < 260  # 200 each expected
+
+
 def test_amaf_follows_the_extra_turn():
     """In the 1x2 boxes position the second player, after edge 5, also draws 6: at the root
     AMAF credits 6 with those wins; after root move 6, edge 5 is the opponent's, not counted."""

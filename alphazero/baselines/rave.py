@@ -163,15 +163,16 @@ class RAVESearch(MonteCarloTreeSearch):
             untried = node.untried
             if untried:
                 amaf_n, amaf_w = node.amaf_n, node.amaf_w
-                pick = int(random_() * len(untried))  # wins the ties: they go at random
-                a = untried[pick]
-                m = amaf_n[a]
-                best_v = amaf_w[a] / m if m else 0.0
+                pick, best_v, ties = 0, -math.inf, 0
                 for i, a in enumerate(untried):
                     m = amaf_n[a]
                     v = amaf_w[a] / m if m else 0.0
                     if v > best_v:
-                        best_v, pick = v, i
+                        best_v, pick, ties = v, i, 1
+                    elif v == best_v:  # the k-th tie replaces the pick with chance 1/k
+                        ties += 1
+                        if random_() * ties < 1.0:
+                            pick = i
                 action = untried[pick]
                 untried[pick] = untried[-1]
                 untried.pop()
