@@ -12,6 +12,12 @@
    "moves<TAB>score<TAB>s1 ... s7" (sK the mover's score after playing column K, x if full).
    With --threats it solves nothing and writes "moves<TAB>w<TAB>t": w 1 if the mover can win
    at once, t 1 if the opponent could (the mover must block).
+   With --classes it writes "moves<TAB>c1...c7", the result of each column for the mover: W a
+   win, D a draw, L a loss, N not a win (a draw or a loss, in a won position), . a full column
+   (experiments/connect4_pons_solve.py). It solves the position's sign first: if it is lost,
+   every move loses; otherwise one null-window search per move tells whether the move keeps
+   the position's result. What a move that does not keep a win gives instead is left open: it
+   can cost far more to settle in the opening, and no move there is better than another.
    Build: cc -O2 -o connect4_solver connect4_solver.c */
 
 #include <stdint.h>
@@ -177,11 +183,39 @@ static int solve(const Position *p, int weak) {
 
 static int sign(int x) { return (x > 0) - (x < 0); }
 
+/* Whether the mover's score after `col` is at least `bound` (-1, 0 or 1): the child's score for
+   its own mover is then at most -bound, which one null-window search around -bound settles. */
+static int move_reaches(const Position *p, int col, int bound) {
+  if (is_winning_move(p, col)) return 1;
+  Position child = *p;
+  play_bit(&child, column_move(p, col));
+  if (child.moves == CELLS) return bound <= 0;
+  if (wins_at_once(&child)) return bound <= -1;
+  return negamax(&child, -bound, -bound + 1) <= -bound;
+}
+
+/* "WDLN.": each column's result for the mover, from the position's own sign. */
+static void move_classes(const Position *p, char out[W + 1]) {
+  int result = p->moves == CELLS ? 0 : solve(p, 1);
+  for (int col = 0; col < W; col++) {
+    if (!can_play(p, col))
+      out[col] = '.';
+    else if (result < 0)
+      out[col] = 'L';
+    else if (result > 0)
+      out[col] = move_reaches(p, col, 1) ? 'W' : 'N';
+    else
+      out[col] = move_reaches(p, col, 0) ? 'D' : 'L';
+  }
+  out[W] = 0;
+}
+
 int main(int argc, char **argv) {
   int weak = argc == 2 && strcmp(argv[1], "--weak") == 0;
   int threats = argc == 2 && strcmp(argv[1], "--threats") == 0;
-  if (argc > 2 || (argc == 2 && !weak && !threats)) {
-    fprintf(stderr, "usage: connect4_solver [--weak | --threats] < moves\n");
+  int classes = argc == 2 && strcmp(argv[1], "--classes") == 0;
+  if (argc > 2 || (argc == 2 && !weak && !threats && !classes)) {
+    fprintf(stderr, "usage: connect4_solver [--weak | --threats | --classes] < moves\n");
     return 2;
   }
   table_keys = calloc(TABLE_SIZE, sizeof *table_keys);
@@ -208,6 +242,13 @@ int main(int argc, char **argv) {
     if (threats) {
       u64 theirs = winning_cells(p.current ^ p.mask, p.mask) & playable(&p);
       printf("%s\t%d\t%d\n", line, wins_at_once(&p), theirs != 0);
+      fflush(stdout);
+      continue;
+    }
+    if (classes) {
+      char out[W + 1];
+      move_classes(&p, out);
+      printf("%s\t%s\n", line, out);
       fflush(stdout);
       continue;
     }

@@ -1,0 +1,147 @@
+"""A Connect Four player's mistakes on Pascal Pons' six benchmark sets, as AlphaZero.jl counts them.
+
+The sets (``experiments/data/pons/``, 1,000 positions each: beginning, middle and end of the
+game, easy to hard) are the field's standard yardstick. A mistake is a move whose result (win,
+draw or loss, from the project's solver) is worse than the best move's, as in AlphaZero.jl's
+``games/connect-four/scripts/pons_benchmark.jl``; the rate is over all the positions scored.
+Only the positions ``experiments/connect4_pons_solve.py`` has solved are scored (all of them
+once it has run to the end); the table says how many. Run:
+
+    python benchmarks/connect4_pons.py --model checkpoints/pretrained/connect4 --sims 800
+    python benchmarks/connect4_pons.py --player uct:2000 --sets end-easy --limit 100
+
+A model plays as in ``play.py``: the same player (``model:PATH:SIMS``), with play's leaves per
+network call and engine, every position of a batch searched at once. The table has one row
+per set: the mistake rate with its 95% (Wilson) interval, and the simulations a move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from alphazero.checkpoints import CheckpointError
+from alphazero.engines import EngineError
+from alphazero.games import make
+from alphazero.play.options import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
+from alphazero.player_specs import PlayerSpecError, budget, model_spec_parts
+from alphazero.players import BatchPlayer, Player, make_player
+from alphazero.pons_positions import (
+    SETS,
+    PonsPosition,
+    PonsPositionsError,
+    load_set,
+    wilson_interval,
+)
+
+FOLDER = Path(__file__).resolve().parents[1] / "experiments" / "data" / "pons"
+BATCH = 64
+"""Positions searched at once: with play's 4 leaves each, 256 per network call."""
+SET_NAMES = {label.replace(" ", "-"): name for name, label in SETS}
+
+
+def choose(player: Player, positions: Sequence[PonsPosition], label: str) -> list[int]:
+    """The player's move in each position, a batch at a time where it can."""
+    actions: list[int] = []
+    with tqdm(total=len(positions), desc=label, unit="position", leave=False) as bar:
+        for start in range(0, len(positions), BATCH):
+            games = [p.game for p in positions[start : start + BATCH]]
+            if isinstance(player, BatchPlayer):
+                actions += player.batch_moves(games)
+            else:
+                actions += [player(game) for game in games]
+            bar.update(len(games))
+    return actions
+
+
+def simulations_of(spec: str) -> str:
+    """The simulations a move the spec gives (a time budget or none: ``-``)."""
+    kind, _, rest = spec.partition(":")
+    if (model := model_spec_parts(spec)) is not None:
+        return str(model[1])
+    if kind.lower() in ("uct", "rave"):
+        simulations = budget(rest.split(":")[0], spec).get("simulations")
+        return "-" if simulations is None else str(simulations)
+    return "-"
+
+
+def table(rows: list[tuple[str, int, int, int, str]]) -> str:
+    """Markdown: ``rows`` of (set label, mistakes, positions scored, positions in the set,
+    simulations)."""
+    lines = [
+        "| set | positions | mistakes | mistake rate | 95% interval | simulations |",
+        "| --- | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for label, mistakes, scored, total, simulations in rows:
+        if scored == 0:
+            lines.append(f"| {label} | 0 of {total} | | not solved yet | | {simulations} |")
+            continue
+        low, high = wilson_interval(mistakes, scored)
+        shown = f"{scored}" if scored == total else f"{scored} of {total}"
+        lines.append(
+            f"| {label} | {shown} | {mistakes} | {mistakes / scored:.1%} | "
+            f"{low:.1%}-{high:.1%} | {simulations} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--model", type=Path, help="a run folder (its best.keras) or a .keras file")
+    who.add_argument("--player", help="any player spec instead: model:PATH:SIMS, uct:2000 ...")
+    parser.add_argument(
+        "--sims",
+        type=int,
+        default=DEFAULT_SIMULATIONS,
+        help=f"--model's simulations a move (default {DEFAULT_SIMULATIONS}, play's)",
+    )
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        choices=list(SET_NAMES),
+        default=list(SET_NAMES),
+        help="the sets to score (default: all six)",
+    )
+    parser.add_argument(
+        "--limit", type=int, help="score only the first N solved positions of each set"
+    )
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        default=FOLDER,
+        help="the sets and their per-move results (default experiments/data/pons)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the player's seed (default 0)")
+    args = parser.parse_args()
+    if args.sims < 2:  # the first simulation evaluates the root: one visits no move
+        parser.error(f"--sims must be at least 2, got {args.sims}")
+    if args.limit is not None and args.limit < 1:
+        parser.error(f"--limit must be at least 1, got {args.limit}")
+    spec = args.player if args.player is not None else f"model:{args.model}:{args.sims}"
+    try:
+        sets = [(label, *load_set(args.folder, SET_NAMES[label])) for label in args.sets]
+        player = make_player(
+            spec, make("connect4"), seed=args.seed, leaves=DEFAULT_LEAVES, engine=DEFAULT_ENGINE
+        )
+        simulations = simulations_of(spec)
+    except (PonsPositionsError, PlayerSpecError, CheckpointError, EngineError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    rows = []
+    for label, positions, total in sets:
+        positions = positions[: args.limit]
+        actions = choose(player, positions, label)
+        mistakes = sum(p.is_mistake(a) for p, a in zip(positions, actions, strict=True))
+        rows.append((label, mistakes, len(positions), total, simulations))
+    print(f"{spec} on Pascal Pons' benchmark sets ({args.folder}):")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
