@@ -462,6 +462,8 @@ def _check_combinations(config: Config) -> None:
             raise ConfigError(f"{key}: a person cannot be a ladder opponent during training")
         if kind.lower() == "perfect" and not game.solvable:
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
+        if kind.lower() == "alphabeta" and game.name != "gomoku":
+            raise ConfigError(f"{key}: alphabeta plays only Gomoku, not {game.name}")
         if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
             raise ConfigError(f"{key}: no model at {_cut(model[0])}")
     if evaluation.solved_positions and not game.has_solved_positions:

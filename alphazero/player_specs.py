@@ -9,10 +9,14 @@ import re
 
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
-    "(add :knowledge for rollout knowledge), model:PATH, model:PATH:SIMS "
+    "(add :knowledge for rollout knowledge), alphabeta:DEPTH (Gomoku), model:PATH, "
+    "model:PATH:SIMS "
     "(add :symmetric to average the network over the board's symmetries)"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
+MAX_ALPHABETA_DEPTH = 12
+"""Deeper than this an ``alphabeta`` move on 15x15 takes far more than a minute
+(docs/research/gomoku_alphabeta.md)."""
 
 
 class PlayerSpecError(ValueError):
@@ -43,9 +47,24 @@ def check_spec(spec: str) -> None:
     if kind in ("uct", "rave") and rest:
         budget(strip_knowledge(rest)[0], spec)
         return
+    if kind == "alphabeta" and rest:
+        alphabeta_depth(rest, spec)
+        return
     if model_spec_parts(spec) is not None:
         return
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
+
+
+def alphabeta_depth(text: str, spec: str) -> int:
+    """``3`` -> 3: the plies of an ``alphabeta:DEPTH`` player, 1 to ``MAX_ALPHABETA_DEPTH``."""
+    if re.fullmatch(r"[0-9]+", text.strip()):
+        depth = int(text)
+        if 1 <= depth <= MAX_ALPHABETA_DEPTH:
+            return depth
+    raise PlayerSpecError(
+        f"{spec!r}: the depth must be a whole number of plies from 1 to {MAX_ALPHABETA_DEPTH} "
+        "(alphabeta:3)"
+    )
 
 
 def strip_knowledge(rest: str) -> tuple[str, bool]:

@@ -10,6 +10,8 @@ Players are made from short text specs, the same on the command line and in conf
     uct:1000:knowledge  with rollout knowledge (Gomoku: near stones; Dots and Boxes: take
                      boxes, avoid third sides)
     rave:1000        UCT-RAVE
+    alphabeta:3      Gomoku only: alpha-beta to 3 plies with a pattern evaluation, answering
+                     threats (a win in one, a four, an open three) before it searches
     model:PATH       a trained network with PUCT search (a .keras file or a run folder)
     model:PATH:400   the same with 400 simulations per move
 
@@ -33,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .baselines.alphabeta import AlphaBetaPlayer
 from .baselines.perfect import PerfectPlayer
 from .baselines.rave import RAVEPlayer
 from .baselines.uct import UCTPlayer
@@ -43,6 +46,7 @@ from .player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
     SPEC_FORMS,
     PlayerSpecError,
+    alphabeta_depth,
     budget,
     model_spec_parts,
     strip_knowledge,
@@ -347,6 +351,11 @@ def make_player(
         if options["knowledge"]:
             player.name += ":knowledge"
         return player
+    if kind == "alphabeta" and rest:
+        depth = alphabeta_depth(rest, spec)
+        if game.name != "gomoku":
+            raise PlayerSpecError(f"{spec!r}: alphabeta plays only Gomoku, not {game.full_title}")
+        return AlphaBetaPlayer(depth, seed=seed)
     if (model := model_spec_parts(spec)) is not None:
         path, simulations, symmetric = model
         return ModelPlayer(
