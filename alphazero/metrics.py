@@ -197,9 +197,11 @@ def summary_line(
     timing = ""
     if tracker is not None:
         seconds = tracker.iteration_seconds()
+        run_eta = tracker.run_eta()
         timing = (
             f"; {progress_bars.format_seconds(seconds)} "
-            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)})"
+            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)}"
+            f"{', ' + run_eta if run_eta else ''})"
         )
     of = f"/{iterations}" if iterations is not None else ""
     return (

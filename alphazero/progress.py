@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator
 from typing import Any, Protocol, TextIO
 
@@ -15,6 +17,11 @@ from tqdm import tqdm
 
 LOG_INTERVAL = 30.0
 """Seconds between two progress lines in a log."""
+
+PACE_ITERATIONS = 5
+"""The run's ETA counts each iteration to come at the mean time of this many last ones: an
+evaluation every few iterations, and training that starts once the buffer has filled, make
+one iteration a poor measure of the next."""
 
 
 class Bar(Protocol):
@@ -100,6 +107,10 @@ class RunProgress:
     and ``T`` seconds taken last time, the rest is ``(1 - f) * ((1 - f) * T + t)``: last
     time's pace at the start, this phase's own pace as it nears its end, and no jump between
     the two. What cannot be estimated yet is left out, and the ETA then reads ``>2:10``.
+
+    Once an iteration of this session has been timed (``end_iteration``), the run's ETA
+    follows: the iteration's time left, then every iteration still to come at the mean time of
+    the last ``PACE_ITERATIONS``.
     """
 
     def __init__(
@@ -123,6 +134,11 @@ class RunProgress:
         self._phase: str | None = None
         self._phase_start = self._iteration_start
         self._moves: float | None = None
+        self.paces: deque[float] = deque(maxlen=PACE_ITERATIONS)
+        """Wall seconds of this session's last iterations, newest last."""
+        self._ended = False
+        self.estimate_shown = False
+        """Whether the run's length at the first games' pace has been said (once a session)."""
 
     @contextlib.contextmanager
     def active(self) -> Iterator[RunProgress]:
@@ -147,6 +163,14 @@ class RunProgress:
         self._spent = spent
         self._iteration_start = self._phase_start = self._clock()
         self._phase = None
+        self._ended = False
+
+    def end_iteration(self) -> float:
+        """The iteration is done: its wall time (returned) joins the paces of the run's ETA."""
+        seconds = self.iteration_seconds()
+        self.paces.append(seconds)
+        self._ended = True
+        return seconds
 
     def skip(self, name: str) -> None:
         """Phase ``name`` will not run in this iteration after all."""
@@ -176,14 +200,40 @@ class RunProgress:
         return f"iteration {self.number}/{self.iterations} "
 
     def status(self, done: float = 0.0, total: float | None = None) -> str:
-        """``run 1:02:03, iteration ETA 2:10``; ``done`` of ``total`` is the current bar's
-        count."""
+        """``run 1:02:03, iteration ETA 2:10, run ETA 5:40:00``; ``done`` of ``total`` is
+        the current bar's count. The run's ETA shows once an iteration has been timed."""
         run = format_seconds(self.run_seconds + self.iteration_seconds())
         left = self.seconds_left(done, total)
         if left is None:
-            return f"run {run}, iteration ETA ?"
-        seconds, complete = left
-        return f"run {run}, iteration ETA {'' if complete else '>'}{format_seconds(seconds)}"
+            text = f"run {run}, iteration ETA ?"
+        else:
+            seconds, complete = left
+            text = f"run {run}, iteration ETA {'' if complete else '>'}{format_seconds(seconds)}"
+        run_left = self.run_eta(done, total)
+        return f"{text}, {run_left}" if run_left else text
+
+    def run_eta(self, done: float = 0.0, total: float | None = None) -> str:
+        """``run ETA 5:40:00``, or ``""`` before any iteration of this session was timed and
+        after the last one."""
+        left = self.run_seconds_left(done, total)
+        finished = self._ended and self.number >= self.iterations
+        return "" if left is None or finished else f"run ETA {format_seconds(left)}"
+
+    def run_seconds_left(self, done: float = 0.0, total: float | None = None) -> float | None:
+        """Seconds the run has left: the iteration under way (its own ETA when every phase
+        to come can be estimated, else the mean pace less its time so far), then the
+        iterations to come at the mean pace. None before any iteration was timed."""
+        if not self.paces:
+            return None
+        pace = statistics.fmean(self.paces)
+        later = max(self.iterations - self.number, 0) * pace
+        if self._ended:
+            return later
+        now = self.seconds_left(done, total)
+        if now is not None and now[1]:
+            return now[0] + later
+        known = now[0] if now is not None else 0.0
+        return max(pace - self.iteration_seconds(), known) + later
 
     def seconds_left(
         self, done: float = 0.0, total: float | None = None

@@ -154,6 +154,7 @@ class Session:
             rng.bit_generator.state = pending.rng  # these games' own draws are behind it
             started += f"; {_kept_line(pending, config)}"
         progress_bars.write(started, enabled=progress)
+        progress_bars.write(plan_line(config, start.model), enabled=progress)
         trainer = Trainer(start.model, config.train)
         inference = InferenceModel(
             start.model,
@@ -181,6 +182,32 @@ class Session:
 
     def new_game(self) -> Game:
         return make(self.config.game.name, **self.config.game.params)
+
+
+def plan_line(config: Config, model: Any) -> str:
+    """What the run will do, in one line, before it starts: what a person needs to judge
+    the cost of the command they ran."""
+    search, selfplay, train = config.search, config.selfplay, config.train
+    moves = f"{search.algorithm.upper()}, {search.simulations:,} simulations a move"
+    if selfplay.fast_simulations is not None:
+        moves += f" ({selfplay.fast_simulations:,} in fast moves)"
+    training = (
+        f"{train.steps_per_iteration:,} training steps of {train.batch_size:,} positions"
+        if train.steps_per_iteration
+        else "no training"
+    )
+    network, rated = config.network, config.evaluation
+    evaluation = (
+        f"evaluation every {rated.every} against {', '.join(rated.opponents)}"
+        if rated.every and rated.opponents
+        else "no evaluation"
+    )
+    return (
+        f"plan: {config.iterations:,} iterations of {selfplay.games_per_iteration:,} self-play "
+        f"games ({moves}) and {training}; network {network.blocks} residual "
+        f"block{'s' * (network.blocks != 1)} x {network.filters} channels "
+        f"({model.count_params():,} weights); {evaluation}"
+    )
 
 
 def _kept_games(run: RunDir, game: Game, saved: int) -> PendingGames | None:

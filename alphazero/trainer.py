@@ -122,6 +122,9 @@ class Trainer:
         shape = tuple(int(d) for d in model.input_shape[1:])
         actions = int(model.output_shape[0][-1])
         self.trace_count = 0
+        self.steps_taken = 0
+        """Steps ``train`` has taken in its current (or last) call: how many a Ctrl-C
+        in the middle of it throws away."""
         self._step = tf.function(
             self._step_python,
             input_signature=[
@@ -231,7 +234,7 @@ class Trainer:
         """
         sums = dict.fromkeys(METRICS, 0.0)
         learning_rate = value_weight = math.nan
-        done = 0
+        done = self.steps_taken = 0
         with progress_bars.bar(steps, "train", "step", enabled=progress) as bar:
             for _ in range(steps):
                 raise_if_interrupted()
@@ -241,7 +244,7 @@ class Trainer:
                     sums[name] += metrics[name]
                 learning_rate = metrics["learning_rate"]
                 value_weight = metrics["value_loss_weight"]
-                done += 1
+                done = self.steps_taken = done + 1
                 bar.update(1)
                 bar.set_postfix(
                     policy=f"{metrics['policy_loss']:.3f}",

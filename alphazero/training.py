@@ -54,6 +54,19 @@ from .selfplay_results import Examples, SelfPlayStats
 from .workers import SelfPlayInterrupted
 
 
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C in the training phase: the steps it took are thrown away, for the checkpoint
+    saves a network and its optimizer only at the iteration's end, with its games and
+    counters (a network ahead of them would train those steps twice on resuming)."""
+
+    def __init__(self, iteration: int, steps: int) -> None:
+        self.iteration, self.steps = iteration, steps
+        super().__init__(
+            f"iteration {iteration}'s {steps} training step{'s' * (steps != 1)} so far are not "
+            "kept: resuming takes them again, after its self-play games (which are kept)"
+        )
+
+
 def train(
     config: Config,
     run_path: Path,
@@ -104,9 +117,11 @@ def _train(
             while session.state.iteration < stop_at:
                 raise_if_interrupted()
                 _iteration(session)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if session.in_flight is not None:
             _keep(session.run, session.in_flight)
+        if isinstance(stop, TrainingInterrupted) and stop.steps:
+            print(f"\n{stop}", file=sys.stderr, end="")
         print(f"\n{interrupted_message(session.run.path)}", file=sys.stderr)
         return session.state
     finally:
@@ -192,8 +207,25 @@ def _self_play(
     s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True, paused=s.paused)
     if stats.games:
         s.tracker.moves_per_game = stats.moves / stats.games
+        if not s.tracker.estimate_shown:
+            s.tracker.estimate_shown = True
+            progress_bars.write(_first_estimate(s.config, iteration, stats), enabled=s.progress)
     s.buffer.add(examples.planes, examples.policies, examples.values)
     return examples, stats
+
+
+def _first_estimate(config: Config, iteration: int, stats: SelfPlayStats) -> str:
+    """The run's self-play time at the pace of this session's first games: what the run will
+    cost, said before its first iteration ends (the run ETA needs a whole timed iteration)."""
+    per_game = stats.seconds / stats.games
+    left = config.iterations - iteration + 1
+    seconds = per_game * config.selfplay.games_per_iteration * left
+    return (
+        f"first games: {stats.games:,} in {progress_bars.format_seconds(stats.seconds)}; at "
+        f"that pace self-play alone takes about {progress_bars.format_seconds(seconds)} for "
+        f"the {left} iterations left (training and evaluation add to it; the run ETA follows "
+        "once an iteration has been timed)"
+    )
 
 
 def _play(s: Session, to_play: int) -> tuple[Examples, SelfPlayStats]:
@@ -219,11 +251,14 @@ def _train_network(
     enough = len(s.buffer) >= max(config.train.min_positions, 1)  # 0 still needs one to sample
     if enough and config.train.steps_per_iteration:
         with s.tracker.phase("train"):
-            train_metrics = s.trainer.train(
-                lambda n: s.buffer.sample(n, s.rng, window),
-                config.train.steps_per_iteration,
-                s.progress,
-            )
+            try:
+                train_metrics = s.trainer.train(
+                    lambda n: s.buffer.sample(n, s.rng, window),
+                    config.train.steps_per_iteration,
+                    s.progress,
+                )
+            except KeyboardInterrupt:
+                raise TrainingInterrupted(iteration, s.trainer.steps_taken) from None
         s.state.train_steps += config.train.steps_per_iteration
         _check_finite(train_metrics, iteration, s.run)
     else:
@@ -239,7 +274,7 @@ def _save(s: Session, record: dict[str, Any], is_best: bool) -> None:
         state.best_cost = {"games": state.games, "cpu_seconds": state.cpu_seconds}
     if is_best or state.best_rule is None:
         state.best_rule = BEST_RULE if config.evaluation.every else "latest (evaluation.every is 0)"
-    state.wall_seconds += s.tracker.iteration_seconds()
+    state.wall_seconds += s.tracker.end_iteration()
     meta = {
         **state.to_metadata(),
         "game": {"name": config.game.name, "params": dict(config.game.params)},

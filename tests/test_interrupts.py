@@ -144,6 +144,8 @@ def test_training_stops_on_a_ctrl_c_that_a_finalizer_swallowed(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-5:] == ["iteration", "1", "after", "6", "steps"]
     assert "holds iteration 1" in done.stderr and "--resume" in done.stderr
+    # The Ctrl-C came in iteration 2's training: its 2 steps so far are not in the checkpoint.
+    assert "iteration 2's 2 training steps so far are not kept" in done.stderr
 
 
 def test_self_play_and_a_match_stop_at_their_next_step_after_a_swallowed_ctrl_c() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import itertools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 import yaml
 
 from alphazero import progress
+from alphazero.metrics import summary_line
 from alphazero.progress import RunProgress
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,6 +147,41 @@ def test_a_phase_never_seen_before_is_estimated_from_its_own_pace():
     assert run.seconds_per_unit["train"] == 0.2
 
 
+def test_the_run_eta_comes_once_an_iteration_is_timed_at_the_mean_of_recent_paces():
+    clock = Clock()
+    run = RunProgress(10, {"self-play": 1.0}, clock=clock)
+    run.start_iteration(1, {"self-play": 60}, run_seconds=0)
+    assert "run ETA" not in run.status()  # nothing timed yet: no whole-run guess
+    clock.now += 100
+    assert run.end_iteration() == 100
+    assert run.run_eta() == "run ETA 15:00"  # 9 iterations to come at 100 s
+    run.start_iteration(2, {"self-play": 60}, run_seconds=100)
+    with run.phase("self-play"):
+        clock.now += 140  # slower than last time: the run ETA follows the mean pace
+    run.end_iteration()
+    assert run.run_eta() == "run ETA 16:00"  # 8 to come at (100 + 140) / 2 s
+    run.start_iteration(3, {"self-play": 60}, run_seconds=240)
+    # Last self-play took 140 s for 60 games: the iteration's own ETA, then 7 at 120 s.
+    assert run.status().endswith("iteration ETA 2:20, run ETA 16:20")
+
+
+def test_the_summary_line_ends_with_the_run_eta():
+    clock = Clock()
+    run = RunProgress(4, clock=clock)
+    run.start_iteration(1, {}, run_seconds=0)
+    clock.now += 125
+    run.end_iteration()
+    record = {
+        "iteration": 1,
+        "selfplay": {
+            "games": 8, "first_win_rate": 0.5, "second_win_rate": 0.25, "draw_rate": 0.25,
+            "mean_length": 7.0, "simulations_per_second": 900.0,
+        },
+        "train": {},
+    }  # fmt: skip
+    assert summary_line(record, 4, run).endswith("; 2:05 (run 2:05, run ETA 6:15)")
+
+
 def test_train_py_into_a_file_writes_whole_lines_and_no_bar_redraws(tmp_path):
     """nohup python train.py > run.log 2>&1: tqdm used to redraw its bars into the file
     (a 30-iteration tic-tac-toe run wrote 2.2 MB)."""
@@ -174,8 +211,22 @@ def test_train_py_into_a_file_writes_whole_lines_and_no_bar_redraws(tmp_path):
     # summaries are what must come in order.
     lines = [line for line in text.splitlines() if "iteration ETA" not in line]
     assert lines[0] == f"new run in {tmp_path / 'run'}"
-    assert lines[2] == "rating the evaluation ladder: random"
-    assert [line.split(":")[0] for line in lines if line.startswith("iteration")] == [
+    # What the run will do, then its cost at the first games' pace, before iteration 1 ends.
+    assert lines[1].startswith(
+        "plan: 3 iterations of 6 self-play games (PUCT, 8 simulations a move) and 4 training "
+        "steps of 16 positions; network 1 residual block x 8 channels ("
+    ) and lines[1].endswith(" weights); evaluation every 2 against random")
+    assert re.fullmatch(
+        r"first games: 6 in \d+:\d\d; at that pace self-play alone takes about \d+:\d\d for "
+        r"the 3 iterations left .*", lines[2]
+    )  # fmt: skip
+    assert lines[4] == "rating the evaluation ladder: random"
+    summaries = [line for line in lines if line.startswith("iteration")]
+    assert [line.split(":")[0] for line in summaries] == [
         "iteration 1/3", "iteration 2/3", "iteration 3/3",
     ]  # fmt: skip
-    assert lines[-1].startswith("finished:") and len(lines) == 6
+    # Each summary but the last has the run's ETA, from the iterations timed so far.
+    assert [re.search(r"run ETA \d+:\d\d\)$", line) is not None for line in summaries] == [
+        True, True, False,
+    ]  # fmt: skip
+    assert lines[-1].startswith("finished:") and len(lines) == 8
