@@ -1,12 +1,17 @@
 """Draw a training run's curves as a PNG: ``python -m alphazero.report RUN_DIR``.
 
-Three panels from ``metrics.jsonl``: the losses (policy, value) and the policy entropy per
-iteration; the Elo of each evaluated checkpoint against the run's fixed ladder; and the
-score against each ladder opponent. Given several runs (``RUN_DIR RUN_DIR ...``), one panel
-instead: each run's share of correct moves on the solved Connect Four positions against the
-CPU hours it had spent, the measure of learning per unit of compute: a line for the raw
-policy (measured by the run itself, ``evaluation.solved_positions``) and markers for the
-measures with search that ``benchmarks/connect4_positions.py --record`` added to the run's
+Panels from ``metrics.jsonl``: the losses (policy, value) and the policy entropy per
+iteration; on Connect Four runs that measure them, the correct moves on the solved positions
+(the raw policy, the value head's results, and any measures with search); the Elo of each
+evaluated checkpoint against the run's fixed ladder, a clean sweep marked above the scale
+(its Elo is the bound, not a measure); and the score against each ladder opponent with its
+95% interval. A run of one iteration gets a note that the curves need more.
+
+Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead: each run's share of correct
+moves on the solved Connect Four positions against the CPU hours it had spent, the measure
+of learning per unit of compute: a line for the raw policy (measured by the run itself,
+``evaluation.solved_positions``) and markers for the measures with search that
+``benchmarks/connect4_positions.py --record`` added to the run's
 ``solved_positions_search.jsonl``.
 """
 
@@ -17,6 +22,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from .evaluation import ELO_BOUND
 
 SEARCH_MEASURES = "solved_positions_search.jsonl"
 """A run folder's record of its models measured with search on the solved positions."""
@@ -60,56 +67,178 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def draw(records: list[dict[str, Any]], output: Path, title: str) -> None:
+MIN_ITERATIONS = 2
+"""Iterations a curve needs: with fewer the report says so rather than draw empty axes."""
+
+
+def draw(
+    records: list[dict[str, Any]],
+    output: Path,
+    title: str,
+    searched: list[dict[str, Any]] | None = None,
+) -> list[str]:
+    """The run's panels as a PNG: losses; the solved positions when the run measured them
+    (with ``searched``, its models measured with search: ``SEARCH_MEASURES``); the Elo
+    against the ladder; the score against each opponent with its 95% interval. Returns the
+    panels' labels and notes, top to bottom."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display needed
     import matplotlib.pyplot as plt
 
-    fig, (losses, elo, scores) = plt.subplots(3, 1, figsize=(8, 10), sharex=True)
-    trained = [r for r in records if r.get("train")]
-    its = [r["iteration"] for r in trained]
-    for key, label in (("policy_loss", "policy loss"), ("value_loss", "value loss")):
-        losses.plot(its, [r["train"][key] for r in trained], label=label)
-    # The policy loss is the entropy plus the KL to the target, so on one axis the two curves
-    # lie on each other: the entropy gets its own axis and a dashed line.
-    entropy = losses.twinx()
-    entropy.plot(its, [r["train"].get("policy_entropy", float("nan")) for r in trained],
-                 color="C2", linestyle="--", label="policy entropy (right)")  # fmt: skip
-    entropy.set_ylabel("policy entropy")
-    entropy.legend(loc="upper center")
-    losses.set_ylabel("loss")
-    losses.legend(loc="upper right")
-    losses.grid(alpha=0.3)
+    if len(records) < MIN_ITERATIONS:
+        fig, ax = plt.subplots(figsize=(8, 3))
+        note = (
+            f"not enough iterations yet: {len(records)} recorded, the curves need "
+            f"{MIN_ITERATIONS}; run this again after the next iteration"
+        )
+        ax.text(0.5, 0.5, note, ha="center", va="center", wrap=True, fontsize=11)
+        ax.set_axis_off()
+        fig.suptitle(title)
+        fig.savefig(output, dpi=100)
+        plt.close(fig)
+        return [note]
+    from matplotlib.ticker import MaxNLocator
 
+    solved = any("connect4_positions" in r for r in records)
     evaluated = [r for r in records if "evaluation" in r]
-    eval_its = [r["iteration"] for r in evaluated]
-    elo.plot(eval_its, [r["evaluation"]["elo"] for r in evaluated], marker="o", color="C3")
+    # Without an evaluation yet, one low panel says so where the Elo and scores will be.
+    heights = [3.0] * (1 + solved) + ([3.0, 3.0] if evaluated else [0.8])
+    fig, axes = plt.subplots(
+        len(heights), 1, figsize=(8, sum(heights) + 1.3), sharex=True,
+        gridspec_kw={"height_ratios": heights},
+    )  # fmt: skip
+    shown = _draw_losses(axes[0], records)
+    if solved:
+        shown += _draw_solved(axes[1], records, searched or [])
     if evaluated:
-        for spec, rating in evaluated[-1]["evaluation"].get("ladder", {}).items():
-            elo.axhline(rating, color="grey", linestyle="--", linewidth=0.8)
-            # Outside the plot, right of it, where the model's Elo line cannot cover it.
-            elo.annotate(spec, (1.01, rating), xycoords=("axes fraction", "data"), fontsize=8,
-                         color="grey", va="center")  # fmt: skip
-    elo.set_ylabel("Elo (ladder)")
-    elo.grid(alpha=0.3)
-
-    specs = list(evaluated[-1]["evaluation"]["opponents"]) if evaluated else []
-    for spec in specs:
-        points = [(r["iteration"], r["evaluation"]["opponents"][spec]["score"])
-                  for r in evaluated if spec in r["evaluation"]["opponents"]]  # fmt: skip
-        scores.plot(*zip(*points, strict=True), marker="o", label=f"vs {spec}")
-    scores.set_ylim(-0.02, 1.02)
-    scores.set_ylabel("score")
-    scores.set_xlabel("iteration")
-    if specs:
-        scores.legend()
-    scores.grid(alpha=0.3)
-
+        shown += _draw_elo(axes[-2], evaluated)
+        shown += _draw_scores(axes[-1], evaluated)
+    else:
+        note = "no evaluation yet: the Elo and the scores come with the run's first"
+        shown.append(_empty(axes[-1], "", note))
+    axes[-1].set_xlabel("iteration")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(output, dpi=100)
     plt.close(fig)
+    return shown
+
+
+def _draw_losses(ax: Any, records: list[dict[str, Any]]) -> list[str]:
+    trained = [r for r in records if r.get("train")]
+    if not trained:
+        return [_empty(ax, "loss", "no training yet: the buffer is filling")]
+    its = [r["iteration"] for r in trained]
+    for key, label in (("policy_loss", "policy loss"), ("value_loss", "value loss")):
+        ax.plot(its, [r["train"][key] for r in trained], label=label)
+    # The policy loss is the entropy plus the KL to the target, so on one axis the two curves
+    # lie on each other: the entropy gets its own axis and a dashed line.
+    entropy = ax.twinx()
+    entropy.plot(its, [r["train"].get("policy_entropy", float("nan")) for r in trained],
+                 color="C2", linestyle="--", label="policy entropy (right)")  # fmt: skip
+    entropy.set_ylabel("policy entropy")
+    entropy.legend(loc="upper center")
+    ax.set_ylabel("loss")
+    ax.legend(loc="upper right")
+    ax.grid(alpha=0.3)
+    return ["loss"]
+
+
+def _draw_solved(
+    ax: Any, records: list[dict[str, Any]], searched: list[dict[str, Any]]
+) -> list[str]:
+    """The solved Connect Four positions: the raw policy's correct moves and the value
+    head's right results, as the run measured them, and any measures with search."""
+    measured = [r for r in records if "connect4_positions" in r]
+    its = [r["iteration"] for r in measured]
+    ax.plot(its, [r["connect4_positions"]["policy_correct"] for r in measured],
+            color="C0", label="raw policy: correct moves")  # fmt: skip
+    if all("value_result" in r["connect4_positions"] for r in measured):
+        ax.plot(its, [r["connect4_positions"]["value_result"] for r in measured],
+                color="C1", linestyle="--", label="value head: right result")  # fmt: skip
+    for sims, marker in zip(sorted({m["simulations"] for m in searched}), "osD^v", strict=False):
+        series = sorted((m["iteration"], m["search_correct"]) for m in searched
+                        if m["simulations"] == sims and "iteration" in m)  # fmt: skip
+        if series:
+            ax.plot(*zip(*series, strict=True), color="C3", marker=marker, linestyle=":",
+                    label=f"{sims} simulations: correct moves")  # fmt: skip
+    ax.set_ylabel("solved positions")
+    ax.yaxis.set_major_formatter(_percent())
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ["solved positions"]
+
+
+def capped(elo: float) -> bool:
+    """Whether an evaluation's Elo is the bound a clean sweep reports, not a measure."""
+    return abs(elo) >= ELO_BOUND
+
+
+def _draw_elo(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
+    """Measured Elo as a line; a clean sweep (Elo capped at the bound) as a triangle at the
+    panel's top edge, off the scale, labelled so, rather than a spike to the bound."""
+    measured = [(r["iteration"], r["evaluation"]["elo"]) for r in evaluated
+                if not capped(r["evaluation"]["elo"])]  # fmt: skip
+    swept = [r["iteration"] for r in evaluated if capped(r["evaluation"]["elo"])]
+    if measured:
+        ax.plot(*zip(*measured, strict=True), marker="o", color="C3", label="Elo")
+    ladder = evaluated[-1]["evaluation"].get("ladder", {})
+    for spec, rating in ladder.items():
+        ax.axhline(rating, color="grey", linestyle="--", linewidth=0.8)
+        # Outside the plot, right of it, where the model's Elo line cannot cover it.
+        ax.annotate(spec, (1.01, rating), xycoords=("axes fraction", "data"), fontsize=8,
+                    color="grey", va="center")  # fmt: skip
+    values = [e for _, e in measured] + list(ladder.values())
+    low, high = min(values), max(values)
+    margin = max(50.0, 0.1 * (high - low))
+    ax.set_ylim(low - margin, high + 2.5 * margin)  # room at the top for the sweeps
+    notes = ["Elo (ladder)"]
+    if swept:
+        top = ax.get_xaxis_transform()  # x in iterations, y in the panel's height
+        ax.plot(swept, [0.93] * len(swept), linestyle="none", marker="^", markersize=9,
+                color="C3", markerfacecolor="white", transform=top,
+                label="clean sweep: above the scale (Elo unmeasured)")  # fmt: skip
+        notes.append("clean sweep: above the scale (Elo unmeasured)")
+    ax.set_ylabel("Elo (ladder)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    return notes
+
+
+def _draw_scores(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
+    """The score against each opponent of the last evaluation, with its 95% interval."""
+    specs = list(evaluated[-1]["evaluation"]["opponents"])
+    for number, spec in enumerate(specs):
+        rows = [(r["iteration"], r["evaluation"]["opponents"][spec]) for r in evaluated
+                if spec in r["evaluation"]["opponents"]]  # fmt: skip
+        its = [it for it, _ in rows]
+        ax.plot(its, [o["score"] for _, o in rows], marker="o", color=f"C{number}",
+                label=f"vs {spec}")  # fmt: skip
+        if all("score_low" in o and "score_high" in o for _, o in rows):
+            ax.fill_between(its, [o["score_low"] for _, o in rows],
+                            [o["score_high"] for _, o in rows], color=f"C{number}",
+                            alpha=0.15, linewidth=0)  # fmt: skip
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("score (shaded: 95% interval)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ["score (shaded: 95% interval)"]
+
+
+def _empty(ax: Any, label: str, note: str) -> str:
+    """A panel with nothing to draw yet: its label and why, instead of empty axes."""
+    ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, color="grey")
+    ax.set_ylabel(label)
+    ax.set_yticks([])
+    return note
+
+
+def _percent() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0, decimals=0)
 
 
 def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
@@ -221,8 +350,15 @@ def main(argv: list[str] | None = None) -> int:
     (run_dir,) = args.run_dirs
     records = next(iter(runs.values()))
     output = args.output or run_dir / "report.png"
-    draw(records, output, f"{run_dir.name}: {len(records)} iterations")
-    print(f"wrote {output}")
+    try:
+        searched = read_search_measures(run_dir)
+    except ReportError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    count = f"{len(records)} iteration{'s' * (len(records) != 1)}"
+    shown = draw(records, output, f"{run_dir.name}: {count}", searched)
+    enough = len(records) >= MIN_ITERATIONS
+    print(f"wrote {output}" + ("" if enough else f" ({shown[0]})"))
     return 0
 
 

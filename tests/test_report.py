@@ -166,3 +166,43 @@ def test_a_search_measure_without_its_figures_is_one_line(tmp_path):
     (tmp_path / "solved_positions_search.jsonl").write_text('{"iteration": 3}\n')
     with pytest.raises(ReportError, match="line 1 lacks cpu_hours, search_correct, simulations"):
         read_search_measures(tmp_path)
+
+
+def test_a_run_of_one_iteration_says_not_enough_iterations_yet(tmp_path):
+    (tmp_path / "metrics.jsonl").write_text(json.dumps(record(1, None)) + "\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.report", str(tmp_path)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "not enough iterations yet: 1 recorded" in result.stdout
+    assert (tmp_path / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_path):
+    from alphazero.evaluation import ELO_BOUND
+    from alphazero.report import capped, draw
+
+    records = [record(i, elo) for i, elo in ((1, 300.0), (2, ELO_BOUND), (3, 700.0))]
+    shown = draw(records, tmp_path / "r.png", "sweep")
+    assert "clean sweep: above the scale (Elo unmeasured)" in shown
+    assert capped(ELO_BOUND) and capped(-ELO_BOUND) and not capped(2999.0)
+    shown = draw([record(1, 300.0), record(2, 700.0)], tmp_path / "r.png", "no sweep")
+    assert not any("sweep" in note for note in shown)
+
+
+def test_one_run_shows_its_solved_positions_and_scores_with_their_interval(tmp_path):
+    from alphazero.report import draw
+
+    records = [
+        {**record(i, 100.0 * i), "connect4_positions": {"policy_correct": 0.5 + 0.1 * i,
+                                                         "value_result": 0.4}}
+        for i in (1, 2, 3)
+    ]  # fmt: skip
+    for r in records:
+        r["evaluation"]["opponents"]["uct:200"].update(score_low=0.4, score_high=0.8)
+    shown = draw(records, tmp_path / "r.png", "solved")
+    assert shown == ["loss", "solved positions", "Elo (ladder)", "score (shaded: 95% interval)"]
+    # A run that measures none, and has no evaluation yet, says so in one low panel.
+    plain = [{"iteration": i, "train": record(i, None)["train"]} for i in (1, 2)]
+    shown = draw(plain, tmp_path / "r.png", "plain")
+    assert shown[0] == "loss" and shown[1].startswith("no evaluation yet")
