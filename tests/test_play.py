@@ -430,6 +430,31 @@ def test_two_games_alternate_sides_and_two_people_can_share_the_keyboard(tmp_pat
     assert_finished(out)
 
 
+def test_after_a_game_another_is_offered_with_sides_swapped_and_a_running_score(tmp_path):
+    # Every point in turn plays a game to its end; the points left over are no answer to
+    # the question, then y plays a second game, n stops.
+    first = [*TICTACTOE_POINTS, "y"]
+    second = [*TICTACTOE_POINTS, "n", "b2"]
+    out, _ = play(["--game", "tictactoe", "--p2", "random", "--seed", "6"],
+                  lines(*first, *second), tmp_path)  # fmt: skip
+    assert "another game, sides swapped (random moves first)? [Y/n] " in out
+    assert "answer y (another game) or n (stop)" in out
+    assert "--- game 2 ---" in out and "X (random) against O (you)" in out
+    assert "another game, sides swapped (you move first)? [Y/n] " in out
+    assert len(re.findall(r"^result: ", out, re.M)) == 2
+    assert re.search(r"^score after 1 game: you \d, random \d, draws \d$", out, re.M)
+    assert re.search(r"^score after 2 games: you \d, random \d, draws \d$", out, re.M)
+    assert out.rstrip().endswith("bye") and "--- game 3" not in out
+    # --games N plays N and asks nothing; the end of input at the question is a goodbye.
+    out, _ = play(["--game", "tictactoe", "--p2", "random", "--games", "1", "--seed", "6"],
+                  lines(*TICTACTOE_POINTS), tmp_path)  # fmt: skip
+    assert "another game" not in out and "score after" not in out
+    out, _ = play(["--game", "tictactoe", "--p2", "random", "--seed", "6"],
+                  lines(*TICTACTOE_POINTS[:7]), tmp_path)  # fmt: skip
+    assert_finished(out)
+    assert out.rstrip().endswith("bye")
+
+
 def test_ctrl_c_at_the_prompt_says_bye(tmp_path):
     process = subprocess.Popen(
         [sys.executable, str(PLAY), "--game", "tictactoe", "--p2", "random"],
@@ -796,10 +821,11 @@ def test_a_models_thought_is_from_the_point_of_view_of_the_player_to_move():
 
 
 # ------------------------------------------------------------------------------- tmux
-def test_a_person_at_a_terminal_inside_tmux(tmp_path):
+@pytest.mark.parametrize("another", [False, True])
+def test_a_person_at_a_terminal_inside_tmux(tmp_path, another):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (apt-get install tmux); .ci/run installs it")
-    socket = f"play-test-{os.getpid()}"
+    socket = f"play-test-{os.getpid()}-{another}"
     tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
     command = f"env -u NO_COLOR {sys.executable} {PLAY} --game tictactoe --p2 random --seed 1"
     command += "; echo EXIT-CODE-$?; sleep 60"
@@ -827,6 +853,9 @@ def test_a_person_at_a_terminal_inside_tmux(tmp_path):
     try:
         shown = wait_for("your move (X):")
         assert "Tic-tac-toe: X (you) against O (random)" in shown
+        if another:
+            play_again_at_a_terminal(tmux, wait_for)
+            return
         assert "    a  b  c" in shown and " 2  .  .  .  2" in shown
         subprocess.run([*tmux, "send-keys", "-t", "game", "b2", "Enter"], check=True)
         shown = wait_for("random (O) plays")
@@ -838,6 +867,20 @@ def test_a_person_at_a_terminal_inside_tmux(tmp_path):
         assert "bye" in shown and "EXIT-CODE-0" in shown and "Traceback" not in shown
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+def play_again_at_a_terminal(tmux: list[str], wait_for) -> None:
+    """A whole game typed ahead (every point in turn), another game asked for, and the
+    running score on the screen; Ctrl-C in the second game leaves with exit code 0."""
+    for point in TICTACTOE_POINTS:
+        subprocess.run([*tmux, "send-keys", "-t", "game", point, "Enter"], check=True)
+    shown = wait_for("another game, sides swapped (random moves first)? [Y/n]")
+    assert re.search(r"score after 1 game: you \d, random \d, draws \d", shown)
+    subprocess.run([*tmux, "send-keys", "-t", "game", "Enter"], check=True)  # yes, the default
+    shown = wait_for("X (random) against O (you)")
+    subprocess.run([*tmux, "send-keys", "-t", "game", "C-c"], check=True)
+    shown = wait_for("EXIT-CODE-")
+    assert "bye" in shown and "EXIT-CODE-0" in shown and "Traceback" not in shown
 
 
 def test_symmetric_applies_to_model_specs(tmp_path):

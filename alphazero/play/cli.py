@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
         name, params = parse_game(args.game)
     except (ValueError, GameError) as error:
         return fail(str(error))
-    if args.games < 1:
+    if args.games is not None and args.games < 1:
         return fail(f"--games must be at least 1, got {args.games}")
     if args.sims < 2:  # the first simulation evaluates the position itself (as model:PATH:N)
         return fail(f"--sims must be at least 2, got {args.sims}")
@@ -104,7 +104,8 @@ def _run(args: argparse.Namespace) -> int:
 
     humans = [p for p in (p1, p2) if is_human(p)]
     if not humans:
-        return run_match(p1, p2, new_game, args.games, not args.quiet, args.json, args.save)
+        games = args.games or 1
+        return run_match(p1, p2, new_game, games, not args.quiet, args.json, args.save)
     first, second = _seating(p1, p2, args)
     names = {id(humans[0]): "you"} if len(humans) == 1 else {id(p1): "player 1", id(p2): "player 2"}
     model = next((p for p in (p1, p2) if isinstance(p, ModelPlayer)), None)

@@ -201,9 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--games",
         type=int,
-        default=1,
         metavar="N",
-        help="games to play; sides alternate (default 1)",
+        help="games to play; sides alternate (default: a match plays 1; with a person, "
+        "another game is offered after each, sides swapped, with the running score)",
     )
     parser.add_argument(
         "--json", type=Path, default=None, metavar="PATH", help="write a match's result here"

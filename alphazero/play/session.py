@@ -188,33 +188,57 @@ class Session:
         return f"{name} ({self.style.mark(game.marks[player])}) plays"
 
     # ------------------------------------------------------------------ games
-    def play(self, first: Player, second: Player, games: int = 1) -> int:
-        """Play ``games`` games, ``first`` moving first in the odd ones; the exit code."""
+    def play(self, first: Player, second: Player, games: int | None = None) -> int:
+        """Play ``games`` games, ``first`` moving first in the odd ones; with ``games`` None,
+        game after game, sides swapped each time, for as long as the person wants another.
+        A running score follows every game but a single one. The exit code."""
         wins = {id(first): 0, id(second): 0}
         draws = 0
+        number = 0
         try:
-            for number in range(games):
+            while True:
                 seats = {1: first, -1: second} if number % 2 == 0 else {1: second, -1: first}
-                if games > 1:
+                if games is None and number:
+                    self.say(f"--- game {number + 1} ---")
+                elif games is not None and games > 1:
                     self.say(f"--- game {number + 1} of {games} ---")
                 final = self.play_game(seats)
                 self._record(final)
+                number += 1
                 if final.score:
                     wins[id(seats[final.score])] += 1
                 else:
                     draws += 1
-                if games > 1:
+                if games != 1:
                     self.say(
-                        f"score after {number + 1} game{'s' if number else ''}: "
+                        f"score after {number} game{'s' * (number > 1)}: "
                         f"{self.name(first)} {wins[id(first)]}, "
                         f"{self.name(second)} {wins[id(second)]}, draws {draws}",
                         "",
                     )
+                if number == games or (games is None and not self.another(seats[-1])):
+                    break
         except (Leave, KeyboardInterrupt, EOFError):
             if self._start is not None:
                 self._record(None)
             self.say("", "bye")
         return 0
+
+    def another(self, next_first: Player) -> bool:
+        """Ask whether to play again, ``next_first`` moving first; no at the end of input.
+        Raises ``Leave`` (``bye``) on no, as after ``quit`` at a move."""
+        name = self.name(next_first)
+        who = "you move first" if name == "you" else f"{name} moves first"
+        while True:
+            line = self.reader.read(f"another game, sides swapped ({who})? [Y/n] ")
+            if line is None:
+                raise Leave("end of input")
+            answer = line.strip().lower()
+            if answer in ("", "y", "yes"):
+                return True
+            if answer in ("n", "no", "q", "quit", "exit"):
+                raise Leave("no more games")
+            self.say("answer y (another game) or n (stop)")
 
     def _record(self, final: Game | None) -> None:
         assert self._start is not None
