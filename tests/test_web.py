@@ -277,7 +277,10 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             assert words in answer["error"], (words, answer)
 
         # Requests http.server itself refuses, and bodies that are not what they claim.
-        post_head = b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        post_head = (
+            b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nSec-Fetch-Site: same-origin\r\n"
+        )
         for data, expected, words in (
             (b"GARBAGE\r\n\r\n", 400, "Bad request syntax"),
             (b"BREW /pot HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method"),
@@ -289,7 +292,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             status, answer = raw_request(port, data)
             assert status == expected and words in answer["error"], (data, answer)
         with socket.create_connection(("127.0.0.1", port)) as conn:  # half a body, then gone
-            conn.sendall(b"POST /api/sessions HTTP/1.1\r\nContent-Length: 50\r\n\r\n{")
+            conn.sendall(post_head + b"Content-Length: 50\r\n\r\n{")
 
         # Game over: no move, no hint; the session and the server go on.
         while state["position"]["score"] is None:

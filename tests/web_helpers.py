@@ -39,15 +39,21 @@ def call(
     body: Any = None,
     *,
     raw: bytes | None = None,
-    headers: dict[str, str] | None = None,
+    headers: dict[str, str | None] | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """``(status, JSON answer)`` of one request; 4xx and 5xx answers are returned too."""
+    """``(status, JSON answer)`` of one request; 4xx and 5xx answers are returned too. Sent
+    as the page sends it: JSON, and a change with the page's ``Origin``; a header given as
+    ``None`` is left out."""
     data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+    sent: dict[str, str | None] = {"Content-Type": "application/json"}
+    if method not in ("GET", "HEAD"):
+        sent["Origin"] = base
+    sent.update(headers or {})
     request = urllib.request.Request(
         base + path,
         data=data,
         method=method,
-        headers={"Content-Type": "application/json", **(headers or {})},
+        headers={name: value for name, value in sent.items() if value is not None},
     )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:

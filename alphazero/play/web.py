@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import ipaddress
 import json
 import os
 import socket
@@ -45,12 +44,15 @@ from .models import default_model, how_to_train
 from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, parse_game
 from .web_app import MAX_SIMULATIONS, MIN_SIMULATIONS, WebApp
 from .web_errors import RequestError, check_fields, one_line
+from .web_origin import address_names, check_host, check_same_origin, is_loopback, served_names
 
 MAX_BODY = 16 * 1024
 """Larger request bodies are refused: everything the page sends is a few dozen bytes."""
 MAX_DRAIN = 1024 * 1024
 """A refused body up to this size is read and dropped, so the client reads the refusal instead
 of a reset connection; a larger one is left unread."""
+MAX_LENGTH_DIGITS = 18
+"""A longer ``Content-Length`` is refused unread as too large."""
 WAIT_SECONDS = 20.0
 """How long ``GET /api/sessions/ID?since=V`` waits for a change before answering anyway."""
 REQUEST_TIMEOUT = 30.0
@@ -66,19 +68,23 @@ CONTENT_SECURITY = (
     "form-action 'none'; frame-ancestors 'none'"
 )
 """The page loads nothing from elsewhere; the browser holds it to that."""
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+LISTEN_BACKLOG = 128
+"""Connections the system holds for the server while it accepts others: a page opening at
+once, or many tabs, would otherwise find connections refused or delayed by seconds."""
 
 
 # ------------------------------------------------------------------------------ HTTP
 class WebServer(ThreadingHTTPServer):
-    """``ThreadingHTTPServer`` with the app, and no traceback for a client that goes away."""
+    """``ThreadingHTTPServer`` with the app, the names it answers to (``web_origin``), and no
+    traceback for a client that goes away."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], app: WebApp) -> None:
         self.app = app
         host = address[0]
-        self.loopback = is_loopback(host)
+        self.names = served_names(host)
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__(address, Handler)
@@ -132,7 +138,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         try:
-            self._check_host()
+            local = str(self.connection.getsockname()[0])
+            check_host(self.headers, self.server.names | address_names(local))
+            check_same_origin(
+                self.command, self.headers, self.server.names, self.server.server_address[1]
+            )
             self._route()
         except RequestError as error:
             self._answer_error(error.status, error.message)
@@ -145,21 +155,6 @@ class Handler(BaseHTTPRequestHandler):
     def _answer_error(self, status: HTTPStatus, message: str) -> None:
         with contextlib.suppress(OSError):
             self._send_json(status, {"error": message})
-
-    def _check_host(self) -> None:
-        """On a loopback address, only pages of this machine's own names may call: another
-        site cannot reach the server by pointing one of its names at 127.0.0.1."""
-        host = self.headers.get("Host")
-        if not self.server.loopback or host is None:
-            return
-        try:
-            name = urlsplit(f"//{host}").hostname or ""
-        except ValueError:  # an unclosed [ of an IPv6 address
-            raise RequestError(HTTPStatus.BAD_REQUEST, "the Host header is not a host") from None
-        if name not in LOOPBACK_NAMES:
-            raise RequestError(
-                HTTPStatus.FORBIDDEN, f"this server answers to localhost, not {name}"
-            )
 
     def _route(self) -> None:
         url = urlsplit(self.path)
@@ -232,9 +227,17 @@ class Handler(BaseHTTPRequestHandler):
         text = self.headers.get("Content-Length")
         if text is None:
             return {}
-        if not (text.strip().isascii() and text.strip().isdigit()):  # not "²"
+        text = text.strip()
+        if not (text.isascii() and text.isdigit()):  # not "²"
             self.close_connection = True
             raise RequestError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+        if len(text) > MAX_LENGTH_DIGITS:  # thousands of digits do not even convert to an int
+            self.close_connection = True
+            raise RequestError(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"the body is too large: a Content-Length of {len(text)} digits, "
+                f"at most {MAX_BODY} bytes",
+            )
         length = int(text)
         if length > MAX_BODY:
             self.close_connection = True
@@ -293,15 +296,6 @@ class Handler(BaseHTTPRequestHandler):
 
 
 # ----------------------------------------------------------------------- play.py --web
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def host_warning(host: str) -> str | None:
     """The warning for a ``--host`` other than this machine's loopback address."""
     if is_loopback(host):
@@ -423,4 +417,6 @@ def serve(args: argparse.Namespace) -> int:
             server.serve_forever()
         except KeyboardInterrupt:
             print("\nbye", flush=True)
+        finally:
+            app.close()  # the searches stop, rather than die with the interpreter
     return 0

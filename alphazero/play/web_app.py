@@ -18,10 +18,12 @@ from .options import DEFAULT_GAME, DEFAULT_SIMULATIONS, parse_game
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line
 from .web_json import GameChoice, full_params
 from .web_networks import Networks, load_network
+from .web_searches import SEARCH_WORKERS, SearchPool
 from .web_session import PlaySession, Settings
 
 MAX_SESSIONS = 64
-"""Sessions kept at once; beyond it the one left alone the longest is dropped."""
+"""Sessions kept at once; beyond it the one left alone the longest is dropped, its search
+stopped."""
 MIN_SIMULATIONS = 2  # the first simulation only evaluates the root
 MAX_SIMULATIONS = 50_000
 PRESETS = ("connect4", "tictactoe", "gomoku6", "gomoku8", "boxes")
@@ -45,11 +47,13 @@ class WebApp:
         networks: Networks | None = None,
         leaves: int = 1,
         engine: str = "tensorflow",
+        searches: int = SEARCH_WORKERS,
     ) -> None:
         """``game`` (a ``--game`` spec), ``model``, ``simulations`` and ``first`` are the
         defaults of a new session; ``model`` (default: the one ``play.py`` finds) plays
         ``game`` only, every other game its own shipped model. ``leaves`` (per network call)
-        and ``engine`` are every session's search and network (``ModelPlayer``)."""
+        and ``engine`` are every session's search and network (``ModelPlayer``); at most
+        ``searches`` of them search at once, the others' jobs wait (``SearchPool``)."""
         name, params = parse_game(game)
         if model is None:
             model = default_model(name, params)
@@ -61,6 +65,7 @@ class WebApp:
         self.show_thinking = show_thinking
         self.leaves = leaves
         self.networks = networks or Networks(functools.partial(load_network, engine=engine))
+        self.searches = SearchPool(searches)
         self.sessions: dict[str, PlaySession] = {}
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
@@ -144,11 +149,14 @@ class WebApp:
     def create(self, body: dict[str, Any]) -> PlaySession:
         settings = self.settings(body)
         session = PlaySession(self, secrets.token_urlsafe(12), settings)
+        evicted = None
         with self._lock:
             if len(self.sessions) >= MAX_SESSIONS:
-                oldest = min(self.sessions.values(), key=lambda s: s.touched)
-                del self.sessions[oldest.id]
+                evicted = min(self.sessions.values(), key=lambda s: s.touched)
+                del self.sessions[evicted.id]
             self.sessions[session.id] = session
+        if evicted is not None:
+            evicted.end()
         return session
 
     def session(self, session_id: str) -> PlaySession:
@@ -161,6 +169,15 @@ class WebApp:
             )
         session.touch()
         return session
+
+    def close(self) -> None:
+        """End every session and the search workers: the server is stopping (Ctrl-C)."""
+        with self._lock:
+            sessions = list(self.sessions.values())
+            self.sessions.clear()
+        for session in sessions:
+            session.end()
+        self.searches.close()
 
     def preload(self) -> None:
         """Load the default game's model now: a model that cannot be used fails at start, in

@@ -19,6 +19,7 @@ from .options import DEFAULT_CACHE
 from .prompt import reason
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line
 from .web_json import GameChoice, board_json, shown_path, thought_json
+from .web_searches import SearchStopped, StoppableNetwork
 
 if TYPE_CHECKING:  # web_app imports this module to make sessions: no import back at run time
     from .web_app import WebApp
@@ -37,9 +38,9 @@ class PlaySession:
     """One browser tab's games: a person against the model of the game chosen.
 
     ``lock`` guards the state and is held only briefly; ``changed`` wakes the requests that
-    wait for a new version. The model's searches run in worker threads, one at a time
-    (``search_lock``); a new game bumps ``generation``, and a search of an older game throws
-    its result away.
+    wait for a new version. The model's searches run on the app's ``SearchPool``, one job of a
+    session at a time. A new game, or the session's end, bumps ``generation``: a search of an
+    older generation stops at its next network call (``StoppableNetwork``).
     """
 
     def __init__(self, app: WebApp, session_id: str, settings: Settings) -> None:
@@ -47,9 +48,12 @@ class PlaySession:
         self.id = session_id
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
-        self.search_lock = threading.Lock()
         self.version = 0
         self.generation = 0
+        self._job_generation = 0
+        """The generation of the job running on the pool (one at a time): its search stops
+        once ``generation`` moves past it."""
+        self.ended = False
         self.touched = time.monotonic()
         self.settings = settings
         self.human = 1
@@ -95,42 +99,43 @@ class PlaySession:
         self.hint = None
 
     def _start(self, job: str) -> None:
+        """Queue ``job`` on the app's workers; called with ``lock`` held."""
+        if self.ended:  # a request that found the session just before it ended
+            return
         self.busy = job
-        worker = threading.Thread(
-            target=self._work,
-            args=(self.generation, job),
-            name=f"search-{self.id[:6]}",
-            daemon=True,
-        )
-        worker.start()
+        generation = self.generation
+        self.app.searches.submit(self.id, lambda: self._work(generation, job))
+
+    def _stopped(self) -> bool:
+        return self.generation != self._job_generation
 
     def _work(self, generation: int, job: str) -> None:
-        """A worker thread: load the model if need be, then the model's moves (while it is its
+        """On a worker: load the model if need be, then the model's moves (while it is its
         turn) or a hint for the person."""
+        self._job_generation = generation
         try:
-            with self.search_lock:
-                player = self._model_player(generation, job)
-                while player is not None:
-                    with self.lock:
-                        if generation != self.generation:
-                            return
-                        game, ply = self.game, len(self.history)
-                        if job == "loading":
-                            break
-                        if job == "thinking" and (
-                            game.score is not None or game.player == self.human
-                        ):
-                            break
-                    thought = player.think(game)
-                    with self.lock:
-                        if generation != self.generation:
-                            return
-                        if job == "hint":
-                            self.hint = thought_json(thought, game, ply, "hint")
-                            break
-                        self.thought = thought_json(thought, game, ply, "model")
-                        self._play(thought.action)
-                        self._bump()  # each move shows, a chain of boxes one edge at a time
+            player = self._model_player(generation, job)
+            while player is not None:
+                with self.lock:
+                    if generation != self.generation:
+                        return
+                    game, ply = self.game, len(self.history)
+                    if job == "loading":
+                        break
+                    if job == "thinking" and (game.score is not None or game.player == self.human):
+                        break
+                thought = player.think(game)
+                with self.lock:
+                    if generation != self.generation:
+                        return
+                    if job == "hint":
+                        self.hint = thought_json(thought, game, ply, "hint")
+                        break
+                    self.thought = thought_json(thought, game, ply, "model")
+                    self._play(thought.action)
+                    self._bump()  # each move shows, a chain of boxes one edge at a time
+        except SearchStopped:  # a newer game, or the session's end: nobody wants the result
+            return
         except Exception as error:  # whatever fails, the page says so in one line
             message = one_line(error)
             print(f"error: session {self.id[:6]}: {message}", file=sys.stderr)
@@ -171,7 +176,7 @@ class PlaySession:
             simulations=settings.simulations,
             seed=self.app.seed or 0,
             top=start.num_actions,  # every move searched, for the overlay on the board
-            inference=network,
+            inference=StoppableNetwork(network, self._stopped),
             symmetric=self.app.symmetric,
             leaves=self.app.leaves,
             cache=DEFAULT_CACHE,
@@ -182,6 +187,16 @@ class PlaySession:
     # ------------------------------------------------------------------ requests
     def touch(self) -> None:
         self.touched = time.monotonic()
+
+    def end(self) -> None:
+        """The session is gone (evicted, or the server stops): its search stops within a
+        network call, its waiting job is dropped, and the requests waiting on it answer."""
+        with self.lock:
+            self.ended = True
+            self.generation += 1
+            self.busy = None
+            self._bump()
+        self.app.searches.drop(self.id)
 
     def wait(self, since: int, seconds: float) -> None:
         """Return once the version is above ``since``, or after ``seconds``."""
