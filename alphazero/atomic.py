@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -32,11 +33,24 @@ def temp_file(folder: str | os.PathLike[str], name: str, suffix: str = "") -> tu
     return fd, path
 
 
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[a-z0-9_]+\.tmp(?P<suffix>\.[a-z]+)?")
+"""``temp_file``'s names: ``.<name>.<pid>.<8 random characters>.tmp<suffix>``."""
+
+
+def temp_base(name: str) -> str | None:
+    """The file that the temporary file ``name`` was written for (``buffer_0003.npz`` for
+    ``.buffer_0003.npz.<pid>.<random>.tmp``, ``latest.keras`` for
+    ``.latest.<pid>.<random>.tmp.keras``), or None if ``temp_file`` did not make that name."""
+    match = _TEMP_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return match["name"] + (match["suffix"] or "")
+
+
 def is_temp_name(name: str) -> bool:
-    """Whether ``name`` is a temporary file of a save: ``temp_file``'s, the replay buffer's
-    (``.buffer_0003.npz.<pid>.<random>.tmp``), or the fixed ``.iter_0001.tmp.keras`` of
-    versions before the pid was in it."""
-    return name.startswith(".") and (name.endswith(".tmp") or name.endswith(".tmp.keras"))
+    """Whether ``name`` is a temporary file of a save, named by ``temp_file`` (with its
+    writer's pid); a ``.notes.tmp`` of someone else's is not."""
+    return temp_base(name) is not None
 
 
 def discard(tmp: str | Path) -> None:

@@ -37,10 +37,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import atomic_copy, atomic_write_bytes, atomic_write_text, fsync_dir, is_temp_name
+from .atomic import (
+    atomic_copy,
+    atomic_write_bytes,
+    atomic_write_text,
+    fsync_dir,
+    is_temp_name,
+    temp_base,
+)
 from .config import Config, ConfigError, config_from_dict, read_yaml
 from .games import make
 from .model_files import (
@@ -53,9 +61,9 @@ from .model_files import (
 )
 from .paused import PausedGame, paused_bytes, read_paused
 from .pending_games import PendingGames, json_default, pending_bytes, read_pending
-from .replay_buffer import ReplayBuffer, ReplayBufferError, _one_line
+from .replay_buffer import ReplayBuffer, ReplayBufferError
 from .run_errors import CheckpointError, TrainingDiverged
-from .run_state import TOP_SCORE_KEYS, is_top_score
+from .run_metadata import check_inside, check_metadata, read_metadata_file
 
 if TYPE_CHECKING:
     import keras
@@ -91,7 +99,6 @@ FORMAT = 2
 (``resume``); 1 resumed from ``model``, which carried the optimizer like every model file.
 (A version that reads only format 1 refuses format 2, rather than resuming from a model
 without its optimizer.)"""
-READ_FORMATS = (1, 2)
 
 CONFIG_FILE = "config.yaml"
 METADATA_FILE = "metadata.json"
@@ -101,9 +108,11 @@ LATEST_FILE = "latest.keras"
 BEST_FILE = "best.keras"
 TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
-
-_REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
-_FILE_KEYS = ("resume", "model", "buffer", "best")
+_RUN_FILE = re.compile(
+    r"(metadata\.json|config\.yaml|metrics\.jsonl|pending_selfplay\.npz|latest\.keras"
+    r"|best\.keras|(buffer|paused)_[0-9]{4,}\.npz|(resume|iter)_[0-9]{4,}\.keras)"
+)
+"""The files a save writes through a temporary file (``remove_temp_files``)."""
 
 
 def load_model(
@@ -230,12 +239,15 @@ class RunDir:
 
     def remove_temp_files(self) -> None:
         """Delete the temporary files of saves that a kill interrupted. Only while no other
-        process can be saving here: a trainer holding the run's lock, or within a save."""
+        process can be saving here: a trainer holding the run's lock, or within a save.
+        Only names that a save makes (``atomic.temp_file``'s, with the writer's pid, for one
+        of the run's files) go: any other file stays, whatever its name."""
         for folder in (self.path, self.path / MODELS_DIR):
-            if not folder.is_dir():
+            if not folder.is_dir() or folder.is_symlink():
                 continue
             for file in folder.iterdir():
-                if is_temp_name(file.name) and file.is_file():
+                base = temp_base(file.name)
+                if base is not None and _RUN_FILE.fullmatch(base) and file.is_file():
                     with contextlib.suppress(FileNotFoundError):
                         file.unlink()
 
@@ -254,7 +266,9 @@ class RunDir:
             raise CheckpointError(f"{file}: {_one_line_text(error)}") from None
 
     def read_metadata(self) -> dict[str, Any]:
-        """``metadata.json``, checked for the format and the keys every checkpoint has."""
+        """``metadata.json``, checked against its schema (``run_metadata``): the format, the
+        keys every checkpoint has, every field's type, and every file it names inside this
+        folder (symlinks followed)."""
         file = self.path / METADATA_FILE
         if not file.is_file():
             if earlier := self.earlier_run_files():  # starting over would refuse, or lose them
@@ -263,35 +277,7 @@ class RunDir:
                 f"{self.path}: no checkpoint here ({METADATA_FILE} missing) — "
                 f"start without --resume"
             )
-        try:
-            metadata = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            raise CheckpointError(f"{file}: not valid JSON ({_one_line(error)})") from None
-        if not isinstance(metadata, dict):
-            raise CheckpointError(f"{file}: expected a JSON object, got {type(metadata).__name__}")
-        if metadata.get("format") not in READ_FORMATS:
-            raise CheckpointError(
-                f"{file}: checkpoint format {metadata.get('format')!r} is not supported "
-                f"(this version reads formats {' and '.join(map(str, READ_FORMATS))})"
-            )
-        required = _REQUIRED_KEYS + (("resume",) if metadata["format"] >= 2 else ())
-        missing = [key for key in required if key not in metadata]
-        if missing:
-            raise CheckpointError(f"{file}: missing key {missing[0]!r}")
-        if not isinstance(metadata["iteration"], int):
-            raise CheckpointError(f"{file}: 'iteration' must be an integer")
-        # Edited by hand to keep a hand-picked best: checked now, not at the next evaluation
-        # after that iteration's self-play and training.
-        if not is_top_score(metadata.get("top_score")):
-            raise CheckpointError(
-                f"{file}: 'top_score' must be null or an object of non-negative integers "
-                f"{', '.join(TOP_SCORE_KEYS)}"
-            )
-        for key in (k for k in _FILE_KEYS if k in metadata):
-            value = metadata[key]
-            if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
-                raise CheckpointError(f"{file}: {key!r} must be a path inside the run folder")
-        return metadata
+        return read_metadata_file(file, self.path)
 
     def _lost_metadata_line(self, earlier: list[str]) -> str:
         """Why a run whose ``metadata.json`` is gone cannot resume, and how to recover it."""
@@ -384,6 +370,7 @@ class RunDir:
         if paused is not None:
             atomic_write_bytes(self.path / new["paused"], paused_bytes(paused, new.get("game")))
         atomic_write_text(self.path / METADATA_FILE, text)  # (4) the commit point
+        check_metadata(json.loads(text), self.path / METADATA_FILE, self.path)  # and readable
         # (5) No longer the resume point, a format 1 folder's models keep their optimizer for
         # nothing; each is rewritten whole, so a kill leaves it loadable either way.
         self._drop_optimizers(new)
@@ -467,10 +454,7 @@ class RunDir:
         name = metadata.get("paused")
         if name is None:
             return []
-        if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
-            raise CheckpointError(
-                f"{self.path / METADATA_FILE}: 'paused' must be a path inside the run folder"
-            )
+        check_inside(name, self.path.resolve(), f"{self.path / METADATA_FILE}: 'paused'")
         return read_paused(self.path / name, game, metadata.get("iteration"))
 
     # --------------------------------------------------- games of an interrupted iteration

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .atomic import discard, fsync_dir, fsync_file, temp_file
 from .config import NetworkConfig
+from .keras_archive import MAX_CONFIG, ArchiveError, check_keras_archive
 from .replay_buffer import _one_line
 from .run_errors import CheckpointError
 
@@ -88,8 +89,10 @@ def holds_optimizer(file: Path) -> bool:
     cannot be read says False: it is left for loading to report."""
     try:
         with zipfile.ZipFile(file) as archive:
+            if archive.getinfo("config.json").file_size > MAX_CONFIG:
+                return False
             config = json.loads(archive.read("config.json"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+    except (OSError, KeyError, ValueError, RecursionError, zipfile.BadZipFile):
         return False
     return isinstance(config, dict) and bool(config.get("compile_config"))
 
@@ -116,6 +119,10 @@ def load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Mo
         raise CheckpointError(f"{shown}: cannot read it ({_one_line(error)})") from None
     if not zipfile.is_zipfile(file):
         raise CheckpointError(f"{shown}: not a Keras model file (corrupt or truncated)")
+    try:  # what the archive declares, before Keras unpacks anything
+        check_keras_archive(file)
+    except ArchiveError as error:
+        raise CheckpointError(f"{shown}: {error}") from None
     # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
     # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
     from . import schedules  # noqa: F401

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .games.base import Game
+from .npz_archive import npy_members
 from .run_errors import CheckpointError
 
 PAUSED_FORMAT = 1
@@ -191,6 +192,8 @@ def read_paused(file: Path, start: Game, iteration: object) -> list[PausedGame]:
     if not zipfile.is_zipfile(file):  # np.load would take other bytes for a pickle
         raise fail("not a paused games file (not an .npz archive)")
     try:
+        with zipfile.ZipFile(file) as archive:  # every member an .npy, as its header says
+            npy_members(archive)
         with np.load(file, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in npz.files}
         info = json.loads(arrays.pop("info").tobytes().decode("utf-8"))

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .npz_archive import npy_members
 from .paused import PausedGame, from_arrays, to_arrays
 from .replay_buffer import _one_line
 from .run_errors import CheckpointError
@@ -94,6 +95,8 @@ def read_pending(file: Path) -> PendingGames:
     if not zipfile.is_zipfile(file):
         raise fail("not a pending games file (not an .npz archive)")
     try:
+        with zipfile.ZipFile(file) as archive:  # every member an .npy, as its header says
+            npy_members(archive)
         with np.load(file, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in npz.files}
         info = json.loads(arrays["info"].tobytes().decode("utf-8"))

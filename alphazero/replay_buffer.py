@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from .atomic import fsync_dir, temp_file
+from .npz_archive import Member, NpzError, npy_members, read_rows
 
 FORMAT_VERSION = 1
 """Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
 
 _ARRAYS = ("format", "capacity", "total_added", "planes", "policies", "values")
+MAX_CAPACITY = 100_000_000
+"""The largest ``replay.capacity`` a config may give (``config.ReplayConfig``)."""
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """How an ``.npz`` (a zip archive) starts: with its first entry, or, empty, its end record."""
 
@@ -206,62 +211,38 @@ class ReplayBuffer:
         if magic not in _ZIP_MAGIC:
             raise fail("not a replay buffer file (not an .npz archive)")
         try:
-            with np.load(path, allow_pickle=False) as npz:
-                missing = [name for name in _ARRAYS if name not in npz.files]
+            with zipfile.ZipFile(path) as archive:
+                members = npy_members(archive)
+                missing = [name for name in _ARRAYS if name not in members]
                 if missing:
                     raise fail(f"not a replay buffer file (no {missing[0]!r} array)")
-                data = {name: npz[name] for name in _ARRAYS}
+                scalars = {
+                    name: _scalar(read_rows(archive, members[name]), name, fail)
+                    for name in ("format", "capacity", "total_added")
+                }
+                if scalars["format"] != FORMAT_VERSION:
+                    raise fail(
+                        f"replay buffer format {scalars['format']} is not supported "
+                        f"(this version reads format {FORMAT_VERSION})"
+                    )
+                n = _check_declared(members, scalars, plane_shape, num_actions, fail)
+                # Only the newest rows the buffer keeps are unpacked: memory is bounded by
+                # the capacity asked for, whatever the file declares.
+                keep = min(n, scalars["capacity"] if capacity is None else int(capacity))
+                planes, policies, values = (
+                    read_rows(archive, members[name], keep)
+                    for name in ("planes", "policies", "values")
+                )
         except ReplayBufferError:
             raise
-        except ValueError as error:
-            if "pickle" in str(error):  # an object array: the same advice, in other words
-                raise fail("not a replay buffer file (it holds Python objects)") from None
-            raise fail(f"truncated or corrupt replay buffer file ({_one_line(error)})") from None
+        except NpzError as error:
+            raise fail(f"corrupt or not a replay buffer file ({error})") from None
         except Exception as error:  # BadZipFile, EOFError, zlib.error, OSError...
             raise fail(f"truncated or corrupt replay buffer file ({_one_line(error)})") from None
 
-        scalars = {}
-        for name in ("format", "capacity", "total_added"):
-            array = data[name]
-            if array.shape != () or array.dtype.kind not in "iu":
-                raise fail(f"{name!r} must be an integer scalar, got {array.dtype} {array.shape}")
-            scalars[name] = int(array)
-        if scalars["format"] != FORMAT_VERSION:
-            raise fail(
-                f"replay buffer format {scalars['format']} is not supported "
-                f"(this version reads format {FORMAT_VERSION})"
-            )
-        planes, policies, values = data["planes"], data["policies"], data["values"]
-        if planes.ndim != 4:
-            raise fail(f"planes must be [n, H, W, C], got shape {list(planes.shape)}")
-        n = planes.shape[0]
-        if policies.ndim != 2 or policies.shape[0] != n:
-            raise fail(f"policies must be [{n}, A], got shape {list(policies.shape)}")
-        if values.shape != (n,):
-            raise fail(f"values must be [{n}], got shape {list(values.shape)}")
-        if planes.dtype not in (np.uint8, np.float16, np.float32):
-            raise fail(f"planes have unexpected dtype {planes.dtype}")
-        if policies.dtype.kind != "f" or values.dtype.kind != "f":
-            raise fail(f"policies/values must be floats, got {policies.dtype}/{values.dtype}")
-        saved_capacity = scalars["capacity"]
-        if saved_capacity < 1 or n > saved_capacity or scalars["total_added"] < n:
-            raise fail(
-                f"inconsistent sizes: {n} examples, capacity {saved_capacity}, "
-                f"total_added {scalars['total_added']}"
-            )
-        saved_shape = tuple(int(d) for d in planes.shape[1:])
-        if plane_shape is not None and saved_shape != tuple(int(d) for d in plane_shape):
-            raise fail(f"planes are {list(saved_shape)}, expected {list(plane_shape)}")
-        if num_actions is not None and policies.shape[1] != int(num_actions):
-            raise fail(f"policies have {policies.shape[1]} actions, expected {num_actions}")
-        if min(saved_shape) < 1 or policies.shape[1] < 1:
-            raise fail(
-                f"empty example shapes: planes {list(saved_shape)}, {policies.shape[1]} actions"
-            )
-
         buffer = cls(
-            saved_capacity if capacity is None else capacity,
-            saved_shape,  # type: ignore[arg-type]
+            scalars["capacity"] if capacity is None else capacity,
+            planes.shape[1:],  # type: ignore[arg-type]
             policies.shape[1],
         )
         if planes.dtype != np.uint8:
@@ -275,6 +256,51 @@ class ReplayBuffer:
             f"ReplayBuffer({len(self)}/{self.capacity} positions, planes {list(self.plane_shape)}, "
             f"{self.num_actions} actions, {self.total_added} ever added)"
         )
+
+
+def _scalar(array: np.ndarray, name: str, fail: Callable[[str], ReplayBufferError]) -> int:
+    if array.shape != () or array.dtype.kind not in "iu":
+        raise fail(f"{name!r} must be an integer scalar, got {array.dtype} {array.shape}")
+    return int(array)
+
+
+def _check_declared(
+    members: dict[str, Member],
+    scalars: dict[str, int],
+    plane_shape: tuple[int, ...] | None,
+    num_actions: int | None,
+    fail: Callable[[str], ReplayBufferError],
+) -> int:
+    """The number of examples the arrays' headers declare, checked against each other, the
+    saved counts and the game (``plane_shape``, ``num_actions``) before any is unpacked."""
+    planes, policies, values = (members[name] for name in ("planes", "policies", "values"))
+    if len(planes.shape) != 4:
+        raise fail(f"planes must be [n, H, W, C], got shape {list(planes.shape)}")
+    n = planes.shape[0]
+    if len(policies.shape) != 2 or policies.shape[0] != n:
+        raise fail(f"policies must be [{n}, A], got shape {list(policies.shape)}")
+    if values.shape != (n,):
+        raise fail(f"values must be [{n}], got shape {list(values.shape)}")
+    if planes.dtype not in (np.uint8, np.float16, np.float32):
+        raise fail(f"planes have unexpected dtype {planes.dtype}")
+    if policies.dtype.kind != "f" or values.dtype.kind != "f":
+        raise fail(f"policies/values must be floats, got {policies.dtype}/{values.dtype}")
+    if policies.dtype.itemsize > 8 or values.dtype.itemsize > 8:
+        raise fail(f"policies/values have unexpected dtypes {policies.dtype}/{values.dtype}")
+    saved_capacity = scalars["capacity"]
+    if not 1 <= saved_capacity <= MAX_CAPACITY or n > saved_capacity or scalars["total_added"] < n:
+        raise fail(
+            f"inconsistent sizes: {n} examples, capacity {saved_capacity}, "
+            f"total_added {scalars['total_added']}"
+        )
+    saved_shape = planes.shape[1:]
+    if plane_shape is not None and saved_shape != tuple(int(d) for d in plane_shape):
+        raise fail(f"planes are {list(saved_shape)}, expected {list(plane_shape)}")
+    if num_actions is not None and policies.shape[1] != int(num_actions):
+        raise fail(f"policies have {policies.shape[1]} actions, expected {num_actions}")
+    if min(saved_shape) < 1 or policies.shape[1] < 1:
+        raise fail(f"empty example shapes: planes {list(saved_shape)}, {policies.shape[1]} actions")
+    return n
 
 
 def _is_binary(planes: np.ndarray) -> bool:

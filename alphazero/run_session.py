@@ -22,6 +22,7 @@ import keras
 from . import progress as progress_bars
 from .checkpoints import (
     CONFIG_FILE,
+    METADATA_FILE,
     PENDING_FILE,
     CheckpointError,
     PendingGames,
@@ -83,6 +84,8 @@ def start_run(
         repair_metrics(run.path, state.iteration, meta.get("metrics"))
         if state.top_score is None and state.elo_history:  # saved before it was recorded
             state.top_score = top_score_from_metrics(read_records(run.path))
+        if "rng" not in meta:  # the schema checks its type, but a hand-made one may lack it
+            raise CheckpointError(f"{run.path / METADATA_FILE}: missing key 'rng'")
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
         return Start(

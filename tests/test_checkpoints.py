@@ -125,7 +125,7 @@ def test_save_load_round_trip(tmp_path, models):
         "positions": 30,
         "timings": {"selfplay_s": 1.5},
         "metrics": {"loss": np.float32(0.25)},
-        "rng": {"state": np.random.default_rng(7).bit_generator.state},
+        "rng": np.random.default_rng(7).bit_generator.state,
     }
     written = run.save(1, model, buffer, extra, keep=False, is_best=False)
     assert written["resume"] == "resume_0001.keras"
@@ -139,7 +139,7 @@ def test_save_load_round_trip(tmp_path, models):
     loaded_model, loaded_buffer, metadata = RunDir.open(tmp_path / "run").load()
     assert metadata == written
     assert metadata["metrics"]["loss"] == 0.25
-    assert metadata["rng"]["state"] == np.random.default_rng(7).bit_generator.state
+    assert metadata["rng"] == np.random.default_rng(7).bit_generator.state
     assert weights_equal(loaded_model, model)
     saved_state, loaded_state = optimizer_state(model), optimizer_state(loaded_model)
     assert len(saved_state) == len(loaded_state) > 1
@@ -519,7 +519,11 @@ def test_load_model_paths(tmp_path, saved_run, models):
 
 
 def test_stray_temp_names_are_recognised(saved_run, models):
-    for name in (".iter_0009.tmp.keras", ".metadata.json.abc.tmp", ".buffer_0002.npz.x.tmp"):
+    for name in (
+        ".iter_0009.77.abcdefgh.tmp.keras",
+        ".metadata.json.77.abc.tmp",
+        ".buffer_0002.npz.77.x.tmp",
+    ):
         folder = saved_run.path / ("models" if name.endswith(".keras") else "")
         (folder / name).write_bytes(b"junk")
     saved_run.save(2, models[1], tiny_buffer(3), {}, keep=False, is_best=False)
@@ -634,7 +638,6 @@ def test_a_saved_model_is_deflated_and_loads_the_same(tmp_path, models):
 
 def test_temporary_files_a_kill_left_are_removed_and_nothing_else(saved_run):
     left = [
-        "models/.iter_0002.tmp.keras",  # the fixed name of earlier versions
         "models/.iter_0002.4242.k3j4h5.tmp.keras",
         ".buffer_0002.npz.4242.abcdefgh.tmp",
         ".metadata.json.4242.abcdefgh.tmp",
@@ -642,7 +645,9 @@ def test_temporary_files_a_kill_left_are_removed_and_nothing_else(saved_run):
     ]
     for name in left:
         (saved_run.path / name).write_bytes(b"half")
-    kept = ["notes.tmp", ".keep", "models/iter_0001.keras"]
+    # Without the writer's pid, or not for one of the run's files: not a save's.
+    kept = ["notes.tmp", ".keep", "models/iter_0001.keras", "models/.iter_0002.tmp.keras"]
+    (saved_run.path / "models/.iter_0002.tmp.keras").write_text("mine")
     (saved_run.path / "notes.tmp").write_text("mine")
     (saved_run.path / ".keep").write_text("mine")
     saved_run.remove_temp_files()
