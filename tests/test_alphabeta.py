@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from alphazero.arena import play_match
-from alphazero.baselines.alphabeta import AlphaBetaPlayer
+from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
 from alphazero.baselines.gomoku_patterns import (
     BROKEN_THREE,
     FOUR,
@@ -99,8 +99,10 @@ def test_the_board_kept_move_by_move_equals_one_read_afresh():
 def test_it_wins_in_one(size, depth):
     # X (to move): c3 d3 e3 f3. O has a four of its own, which must not distract it.
     game = position(size, ["c3", "d3", "e3", "f3"], ["c5", "d5", "e5", "f5"])
-    move = AlphaBetaPlayer(depth, seed=0)(game)
+    player = AlphaBetaPlayer(depth, seed=0)
+    move = player(game)
     assert game.sim_move(move).score == 1
+    assert player.last_search is not None and player.last_search.nodes == 0  # seen at once
 
 
 @pytest.mark.parametrize("size", [8, 15])
@@ -108,8 +110,26 @@ def test_it_wins_in_one(size, depth):
 def test_it_blocks_a_four(size, depth):
     # O (to move) faces X's broken four c3 d3 _ f3 g3 and has an open three of its own.
     game = position(size, ["c3", "d3", "f3", "g3"], ["c6", "d6", "e6"])
-    move = AlphaBetaPlayer(depth, seed=0)(game)
+    player = AlphaBetaPlayer(depth, seed=0)
+    move = player(game)
     assert game.format_move(move) == "e3"
+    assert player.last_search is not None and player.last_search.nodes == 0  # seen at once
+
+
+@pytest.mark.parametrize(
+    ("first", "answers"),
+    [
+        (["f8", "g8", "h8"], {"e8", "i8"}),  # a far stone (d8) would leave i8 an open four
+        (["f8", "h8", "i8"], {"e8", "g8", "j8"}),
+        (["b8", "c8", "d8"], {"a8", "e8", "f8"}),  # against the edge: only f8 opens it
+    ],
+)
+def test_an_open_three_leaves_only_its_answers_to_search(first, answers):
+    game = position(15, first, ["a1", "o15"])
+    search = AlphaBetaSearch(game, 3, np.random.default_rng(0))
+    moves, forced = search.moves(game, inner=True)
+    assert forced and {game.format_move(move) for move in moves} == answers
+    assert game.format_move(search.best_move()) in answers
 
 
 @pytest.mark.parametrize(
