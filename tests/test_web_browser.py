@@ -143,7 +143,7 @@ class Page:
     def settled(self) -> bool:
         return self.mode() in ("your-turn", "over") and self.idle()
 
-    def new_game(self, spec: str, first: str) -> None:
+    def new_game(self, spec: str, first: str, simulations: int = SIMULATIONS) -> None:
         from selenium.webdriver.support.ui import Select
 
         version = int(self.board("version"))
@@ -151,7 +151,7 @@ class Page:
         Select(self.find("#first")).select_by_value(first)
         sims = self.find("#sims")
         sims.clear()
-        sims.send_keys(str(SIMULATIONS))
+        sims.send_keys(str(simulations))
         self.find("#new").click()
         self.wait(
             lambda: int(self.board("version")) > version and self.settled(),
@@ -244,3 +244,70 @@ def test_a_late_answer_to_a_click_does_not_undo_what_the_page_already_shows(brow
     assert int(page.board("version")) > version and page.board("ply") == "1"
     assert page.mode() == "your-turn" and page.idle()
     assert not page.find("#hint").get_attribute("disabled")
+
+
+def hue(rgb: str) -> float | None:
+    """The hue in degrees of a computed CSS colour ``rgb(r, g, b)``; None for a grey."""
+    import colorsys
+
+    r, g, b = (int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    h, _, s = colorsys.rgb_to_hls(r, g, b)
+    return None if s < 0.15 or max(r, g, b) - min(r, g, b) < 0.1 else h * 360
+
+
+def test_the_thinking_is_painted_in_a_colour_no_player_has(browser, server):
+    # An orange heat lay between Connect Four's red and yellow discs: a 7% cell read as a
+    # pale red disc. In every game its hue is far from both players'.
+    page = Page(browser, server)
+    page.open()
+    for spec in ("connect4", "tictactoe", "dots_and_boxes:rows=2,cols=2"):
+        page.new_game(spec, "ai")
+        style = "getComputedStyle(document.body).getPropertyValue"
+        players = [browser.execute_script(f"return {style}('--{p}')") for p in ("p1", "p2")]
+        heat = page.find("#board .heat .heat-cell, #board .heat .heat-edge")
+        paint = heat.value_of_css_property("fill" if heat.tag_name != "line" else "stroke")
+        paint_hue = hue(paint)
+        assert paint_hue is not None
+        for player in players:
+            probe = browser.execute_script(
+                "const e = document.createElement('i'); e.style.color = arguments[0];"
+                "document.body.append(e); const c = getComputedStyle(e).color; e.remove();"
+                "return c;",
+                player.strip(),
+            )
+            player_hue = hue(probe)
+            if player_hue is not None:
+                apart = abs(paint_hue - player_hue) % 360
+                assert min(apart, 360 - apart) >= 60, (spec, paint, probe)
+
+
+def test_a_board_of_many_moves_paints_only_the_leading_ones(browser, server):
+    # Dots and Boxes 2x2 with an untrained model: 60 simulations spread over its 12 edges,
+    # which the page painted all alike. Now: the leading moves, each a fifth of the top
+    # share or more, at most 6, and the move played.
+    page = Page(browser, server)
+    page.open()
+    page.new_game("dots_and_boxes:rows=2,cols=2", "ai", simulations=60)
+    heat = page.heat()
+    shares = sorted((float(h.get_attribute("data-share")) for h in heat), reverse=True)
+    listed = len(page.all("#top-moves li"))
+    assert listed == 5 and 1 <= len(heat) <= 7, shares
+    assert all(share >= shares[0] / 5 for share in shares[:6]), shares
+
+
+def test_the_share_of_a_stone_just_played_sits_on_a_badge_clear_of_its_rim(browser, server):
+    page = Page(browser, server)
+    page.open()
+    page.new_game("gomoku6", "ai")
+    badge = page.find("#board .heat-badge")
+    text = badge.find_element(page.by.CSS_SELECTOR, "text")
+    back = badge.find_element(page.by.CSS_SELECTOR, "rect")
+    inside = browser.execute_script(
+        "const t = arguments[0].getBBox(), r = arguments[1].getBBox();"
+        "return t.x >= r.x && t.y >= r.y && t.x + t.width <= r.x + r.width"
+        " && t.y + t.height <= r.y + r.height;",
+        text,
+        back,
+    )
+    assert inside and text.text.endswith("%")
+    assert back.value_of_css_property("fill") == "rgb(255, 255, 255)"  # opaque, over the rim

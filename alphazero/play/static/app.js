@@ -263,9 +263,25 @@ function shownThought(state) {
   return null;
 }
 
+// The moves the board paints: every searched move on a board of a few, else the leading ones
+// (at least a fifth of the top share, at most HEAT_MOVES), and always the move chosen. Painting
+// two dozen edges at 4-6% each tells nothing; the list beside the board has the numbers.
+const HEAT_ALL = 9;
+const HEAT_MOVES = 6;
+function heatMoves(thought) {
+  const moves = [...thought.moves].sort((a, b) => b.share - a.share);
+  if (moves.length <= HEAT_ALL) return moves;
+  const top = moves.length ? moves[0].share : 0;
+  return moves.filter(
+    (m, i) => (i < HEAT_MOVES && m.share >= top / 5) || m.action === thought.chosen,
+  );
+}
+
+// Opacity of a move's paint: by its share of the top move's, squared, so that the leading
+// move stands out and a move with a small share stays faint.
 function heatLevel(thought, share) {
   const top = Math.max(...thought.moves.map((m) => m.share), 1e-9);
-  return 0.15 + 0.65 * (share / top);
+  return 0.12 + 0.68 * (share / top) ** 2;
 }
 
 function clickable(group, state, action) {
@@ -300,6 +316,17 @@ function isYourTurn(state) {
 
 function heatLabel(svg, x, y, share, size) {
   el("text", { x, y, class: "heat-label", "font-size": size, text: percent(share) }, svg);
+}
+
+// A share on a stone already played: a badge with its own background, clear of the stone's
+// rim and of the last-move mark at its centre.
+function heatBadge(svg, x, y, share, size) {
+  const text = percent(share);
+  const width = size * (0.7 * text.length + 0.8);
+  const height = size * 1.35;
+  const group = el("g", { class: "heat-badge" }, svg);
+  el("rect", { x: x - width / 2, y: y - height / 2, width, height, rx: height / 2 }, group);
+  el("text", { x, y: y + size * 0.36, class: "heat-label", "font-size": size, text }, group);
 }
 
 function winLine(svg, cells, center) {
@@ -339,7 +366,7 @@ function drawColumns(svg, state, thought) {
   }
   winLine(svg, state.position.winning_line, center);
   if (thought) {
-    for (const move of thought.moves) {
+    for (const move of heatMoves(thought)) {
       const x = move.action * cell;
       const level = heatLevel(thought, move.share);
       const group = el("g", { class: "heat", "data-action": move.action }, svg);
@@ -408,7 +435,7 @@ function drawGrid(svg, state, thought) {
   }
   const last = state.position.last_move;
   const winning = new Set(state.position.winning_line.map(([r, c]) => `${r},${c}`));
-  const heat = new Map((thought ? thought.moves : []).map((m) => [m.action, m]));
+  const heat = new Map((thought ? heatMoves(thought) : []).map((m) => [m.action, m]));
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
       const action = r * size + c;
@@ -445,15 +472,18 @@ function drawGrid(svg, state, thought) {
       }
       if (move) {
         if (ttt) {
-          heatLabel(svg, x + cell / 2 - 24, y + cell / 2 - 12, move.share, 16);
+          // bottom centre: clear of an X's arms and an O's ring
+          heatLabel(svg, x, y + cell / 2 - 14, move.share, 16);
         } else if (value) {
-          // the model's own move, its stone there now: the share beside it, not over it
-          heatLabel(svg, x + cell * 0.32, y - cell * 0.3, move.share, Math.max(10, cell * 0.26));
+          // the model's own move, its stone there now: the share on a badge at its shoulder
+          heatBadge(svg, x + cell * 0.42, y - cell * 0.42, move.share, Math.max(10, cell * 0.24));
         } else {
           heatLabel(svg, x, y + cell * 0.12, move.share, Math.max(11, cell * 0.3));
         }
-        if (action === thought.chosen) {
-          el("circle", { cx: x, cy: y, r: ttt ? cell * 0.44 : cell * 0.5, class: "chosen" }, svg);
+        if (action === thought.chosen && ttt) {
+          el("rect", { x: x - cell / 2 + 8, y: y - cell / 2 + 8, width: cell - 16, height: cell - 16, rx: 8, class: "chosen" }, svg);
+        } else if (action === thought.chosen) {
+          el("circle", { cx: x, cy: y, r: cell * 0.5, class: "chosen" }, svg);
         }
       }
     }
@@ -511,7 +541,7 @@ function drawDots(svg, state, thought) {
     el("line", { x1, y1, x2, y2, class: cls }, svg);
   });
   if (thought) {
-    for (const move of thought.moves) {
+    for (const move of heatMoves(thought)) {
       const [i, j] = position.edges[move.action];
       const horizontal = i % 2 === 0;
       const [x1, y1] = horizontal ? point(i, j - 1) : point(i - 1, j);
