@@ -132,15 +132,27 @@ def main() -> int:
     except (PonsPositionsError, PlayerSpecError, CheckpointError, EngineError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    rows = []
+    rows, kinds = [], []
     for label, positions, total in sets:
         positions = positions[: args.limit]
         actions = choose(player, positions, label)
-        mistakes = sum(p.is_mistake(a) for p, a in zip(positions, actions, strict=True))
-        rows.append((label, mistakes, len(positions), total, simulations))
+        wrong = [p.is_mistake(a) for p, a in zip(positions, actions, strict=True)]
+        rows.append((label, sum(wrong), len(positions), total, simulations))
+        kinds.append(f"{label} {by_result(positions, wrong)}")
     print(f"{spec} on Pascal Pons' benchmark sets ({args.folder}):")
     print(table(rows))
+    print("mistakes by the position's result (a lost position has none):")
+    print("\n".join(kinds))
     return 0
+
+
+def by_result(positions: Sequence[PonsPosition], wrong: Sequence[bool]) -> str:
+    """``won 3 of 420, drawn 5 of 180``: where the mistakes were."""
+    parts = []
+    for name, best in (("won", 1), ("drawn", 0)):
+        these = [w for p, w in zip(positions, wrong, strict=True) if p.best == best]
+        parts.append(f"{name} {sum(these)} of {len(these)}")
+    return ", ".join(parts)
 
 
 if __name__ == "__main__":

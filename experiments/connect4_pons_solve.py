@@ -3,14 +3,15 @@
 For each set ``experiments/data/pons/Test_L<stage>_R<difficulty>`` it appends to
 ``Test_L<stage>_R<difficulty>.classes`` one line per position, ``moves<TAB>c1...c7``: the
 result of each column for the mover (W, D, L; N not a win; ``.`` a full column), from
-``experiments/connect4_solver.c --classes`` built here with the C compiler. Positions are solved
-in the set's order and each line is written as soon as it is known, so a run stopped at any
-point resumes where it was: run the same command again. Every line is checked against the
-set: the best move's result must be the sign of Pons' exact score. Run:
+``experiments/connect4_solver.c --classes`` built here with the C compiler. Lines are written
+in the set's order as soon as they are known (with ``--jobs``, a position solved ahead of
+another waits for it), so a run stopped at any point resumes where it was: run the same
+command again. Every line is checked against the set: the best move's result must be the
+sign of Pons' exact score. Run:
 
     nice -n 19 python experiments/connect4_pons_solve.py          # every set, easiest first
     python experiments/connect4_pons_solve.py --status            # how far each set is
-    nice -n 19 python experiments/connect4_pons_solve.py --sets Test_L1_R3
+    nice -n 19 python experiments/connect4_pons_solve.py --sets Test_L1_R3 --jobs 3
 
 The end and middle sets take seconds to minutes; the beginning ones, the hard one above all,
 take from seconds to a minute a position (a few CPU-hours for the set).
@@ -20,9 +21,12 @@ take from seconds to a minute a position (a few CPU-hours for the set).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from connect4_fresh_positions import build_solver  # experiments/
@@ -51,8 +55,10 @@ def status(folder: Path) -> None:
         print(f"{name} ({label}): {solved} of {total} solved")
 
 
-def solve_set(binary: Path, folder: Path, name: str) -> None:
-    """Solve the positions of set ``name`` not yet in its classes file, appending each."""
+def solve_set(binary: Path, folder: Path, name: str, jobs: int = 1) -> None:
+    """Solve the positions of set ``name`` not yet in its classes file, appending each in the
+    set's order: ``jobs`` solver processes take interleaved shares, and a position solved
+    ahead of one still being solved waits for it (lost if the run stops first)."""
     entries = read_set(folder / name)
     out = folder / f"{name}{CLASSES_SUFFIX}"
     done = read_classes(out)
@@ -61,33 +67,58 @@ def solve_set(binary: Path, folder: Path, name: str) -> None:
         print(f"{name}: all {len(entries)} solved")
         return
     scores = dict(missing)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt") as given:
-        given.write("".join(f"{moves}\n" for moves, _ in missing))
-        given.flush()
-        with (
-            open(given.name) as stdin,
-            subprocess.Popen(
-                [str(binary), "--classes"], stdin=stdin, stdout=subprocess.PIPE, text=True
-            ) as solver,
-            out.open("a") as appended,
-            tqdm(total=len(entries), initial=len(done), desc=name, unit="position") as bar,
-        ):
-            assert solver.stdout is not None
-            for line in solver.stdout:
-                moves, _, classes = line.rstrip("\n").partition("\t")
-                best = max(CLASS_RANK.get(c, -2) for c in classes)
-                score = scores.get(moves)
-                if score is None or best != (score > 0) - (score < 0):
-                    solver.kill()
-                    raise SystemExit(
-                        f"connect4_pons_solve: the solver says {line.strip()!r}, "
-                        f"the set's score is {score}"
-                    )
-                appended.write(f"{moves}\t{classes}\n")
+    answers: queue.Queue[str | None] = queue.Queue()
+    with tempfile.TemporaryDirectory() as temporary, contextlib.ExitStack() as stack:
+        solvers = []
+        for i in range(jobs):
+            given = Path(temporary) / f"share{i}.txt"
+            given.write_text("".join(f"{moves}\n" for moves, _ in missing[i::jobs]))
+            solver = subprocess.Popen(
+                [str(binary), "--classes"],
+                stdin=stack.enter_context(given.open()),
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            stack.callback(solver.kill)  # on the way out, whatever the way
+            threading.Thread(target=relay, args=(solver, answers), daemon=True).start()
+            solvers.append(solver)
+        appended = stack.enter_context(out.open("a"))
+        bar = stack.enter_context(
+            tqdm(total=len(entries), initial=len(done), desc=name, unit="position")
+        )
+        waiting: dict[str, str] = {}
+        order = iter(moves for moves, _ in missing)
+        wanted = next(order, None)
+        finished = 0
+        while finished < jobs:
+            line = answers.get()
+            if line is None:
+                finished += 1
+                continue
+            moves, _, classes = line.partition("\t")
+            best = max(CLASS_RANK.get(c, -2) for c in classes)
+            score = scores.get(moves)
+            if score is None or best != (score > 0) - (score < 0):
+                raise SystemExit(
+                    f"connect4_pons_solve: the solver says {line!r}, the set's score is {score}"
+                )
+            waiting[moves] = classes
+            while wanted is not None and wanted in waiting:
+                appended.write(f"{wanted}\t{waiting.pop(wanted)}\n")
                 appended.flush()
                 bar.update()
-        if solver.returncode != 0:
-            raise SystemExit(f"connect4_pons_solve: the solver failed ({solver.returncode})")
+                wanted = next(order, None)
+        for solver in solvers:
+            if solver.wait() != 0:
+                raise SystemExit(f"connect4_pons_solve: the solver failed ({solver.returncode})")
+
+
+def relay(solver: subprocess.Popen[str], answers: queue.Queue[str | None]) -> None:
+    """Each line the solver writes, then None when it is done."""
+    assert solver.stdout is not None
+    for line in solver.stdout:
+        answers.put(line.rstrip("\n"))
+    answers.put(None)
 
 
 def main() -> int:
@@ -103,6 +134,9 @@ def main() -> int:
         "--folder", type=Path, default=FOLDER, help=f"where the sets are (default {FOLDER})"
     )
     parser.add_argument(
+        "--jobs", type=int, default=1, help="solver processes on each set at once (default 1)"
+    )
+    parser.add_argument(
         "--status", action="store_true", help="say how far each set is solved, and solve nothing"
     )
     args = parser.parse_args()
@@ -113,7 +147,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as folder:
             binary = build_solver(Path(folder))
             for name in args.sets:
-                solve_set(binary, args.folder, name)
+                solve_set(binary, args.folder, name, max(1, args.jobs))
     except PonsPositionsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -135,9 +135,13 @@ def test_solving_a_set_appends_what_is_missing_and_checks_the_score(solver, tmp_
     (tmp_path / "Test_L3_R1").write_text("".join(f"{m} {s}\n" for m, s in entries))
     first = solve(solver, [entries[0][0]], "--classes")[0]
     (tmp_path / "Test_L3_R1.classes").write_text(f"{first}\n")
-    solve_set(solver, tmp_path, "Test_L3_R1")
+    solve_set(solver, tmp_path, "Test_L3_R1", jobs=2)
     positions, _ = load_set(tmp_path, "Test_L3_R1")
     assert [p.score for p in positions] == [s for _, s in entries]
+    written = [
+        line.split("\t")[0] for line in (tmp_path / "Test_L3_R1.classes").read_text().splitlines()
+    ]
+    assert written == [m for m, _ in entries]  # in the set's order, whichever job was first
     solve_set(solver, tmp_path, "Test_L3_R1")  # nothing left: nothing written twice
     assert len(read_classes(tmp_path / "Test_L3_R1.classes")) == 4
 
@@ -173,6 +177,12 @@ def test_the_benchmark_tables_a_players_mistakes_on_each_set(tmp_path):
     assert rows == [
         f"| end-easy | 20 of 30 | {mistakes} | {mistakes / 20:.1%} | {low:.1%}-{high:.1%} | - |"
     ]
+    player = RandomPlayer(0)
+    wrong = {1: 0, 0: 0}
+    for p in positions:
+        wrong[p.best] = wrong.get(p.best, 0) + p.is_mistake(player(p.game))
+    count = {b: sum(p.best == b for p in positions) for b in (1, 0)}
+    assert f"end-easy won {wrong[1]} of {count[1]}, drawn {wrong[0]} of {count[0]}" in done.stdout
 
 
 def test_the_benchmark_names_a_missing_set_in_one_line(tmp_path):
