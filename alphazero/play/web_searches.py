@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..search import Policy
 from .web_errors import one_line
 from .web_networks import Network
 
@@ -33,11 +34,12 @@ class SearchStopped(Exception):
 
 
 class StoppableNetwork:
-    """A network that asks ``stop`` before every call and raises ``SearchStopped`` once it
-    says yes: a search makes one network call per step, so a stopped search ends within a
-    step, and the check is one comparison."""
+    """A network (or the search's cached view of it) that asks ``stop`` before every call and
+    raises ``SearchStopped`` once it says yes. A search asks it once per step that evaluates a
+    position, so a stopped search ends within a step (or a run of steps that only reach
+    finished games), and the check is one comparison."""
 
-    def __init__(self, network: Network, stop: Callable[[], bool]) -> None:
+    def __init__(self, network: Network | Policy, stop: Callable[[], bool]) -> None:
         self._network = network
         self._stop = stop
 
@@ -49,7 +51,7 @@ class StoppableNetwork:
     def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self._stop():
             raise SearchStopped
-        return self._network.evaluate(planes)
+        return self._network.evaluate(planes)  # type: ignore[union-attr]  # a Network
 
 
 class SearchPool:

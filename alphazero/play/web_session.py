@@ -181,6 +181,8 @@ class PlaySession:
             leaves=self.app.leaves,
             cache=DEFAULT_CACHE,
         )
+        # What the search calls, the cache included: answers the cache holds skip the network.
+        player.inference = StoppableNetwork(player.inference, self._stopped)
         self._player = (wanted, player)
         return player
 

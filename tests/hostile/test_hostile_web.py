@@ -11,8 +11,13 @@ to its end it would take minutes, and the bounds here are tens of seconds.
 from __future__ import annotations
 
 import errno
+import os
+import re
 import select
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +34,7 @@ from alphazero.play.web_app import WebApp
 from alphazero.play.web_networks import Networks
 from alphazero.play.web_searches import SEARCH_WORKERS
 
+PLAY = Path(__file__).resolve().parents[2] / "play.py"
 LONG = 50_000
 """A search's simulations that would last minutes on ``CountingNetwork(delay=...)``."""
 BOUND = 20.0
@@ -281,6 +287,42 @@ def test_closing_the_app_stops_every_search(closing):
         app.close()  # what Ctrl-C does once the server stops
         assert searching_threads() == []
         assert quiet(networks[0], 2.0) and networks[0].calls < LONG // 10
+
+
+@pytest.mark.slow  # a model loads in a process of its own; in-process: test_closing_the_app...
+def test_ctrl_c_during_long_searches_stops_them_and_exits_cleanly(tmp_path):
+    """The searches' threads once died with the interpreter, in the middle of a network call:
+    'terminate called without an active exception' and exit code -6 (SIGABRT)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    args = ["--web", "--port", "0", "--game", "connect4", "--sims", "4", "--no-browser"]
+    process = subprocess.Popen(
+        [sys.executable, str(PLAY), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's
+    )
+    try:
+        assert process.stdout is not None
+        base = None
+        while base is None and (line := process.stdout.readline()):
+            if found := re.search(r"in the browser: (http://127\.0\.0\.1:[0-9]+)/", line):
+                base = found.group(1)
+        assert base, process.stderr.read() if process.stderr else ""
+        for _ in range(SEARCH_WORKERS + 2):
+            status, state = call(base, "POST", "/api/sessions", {"first": "ai", "sims": LONG})
+            assert status == 201, state
+        assert wait_for(lambda: call(base, "GET", f"/api/sessions/{state['session']}")[0] == 200)
+        time.sleep(1)  # the searches under way
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert (process.returncode, err) == (0, ""), err
+    assert out.strip().endswith("bye")
 
 
 # ---------------------------------------------------------------------------- connections
