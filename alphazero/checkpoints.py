@@ -123,6 +123,17 @@ def load_model(
     With ``game``, also check that the model fits it (and, for a run folder, that the run
     played that game). Every problem raises a one-line ``CheckpointError``.
     """
+    file, shown = model_file(path, game)
+    model = load_keras_file(file, shown, compile=compile)
+    if game is not None:
+        check_model_fits(model, game, shown)
+    return model
+
+
+def model_file(path: str | os.PathLike[str], game: Game | None = None) -> tuple[Path, str]:
+    """The model file ``path`` names (a run folder's ``best.keras``, else ``latest.keras``, or
+    the file itself) and how to name it in errors; with ``game``, ``CheckpointError`` for a
+    run folder whose run trained another game. Reads no model: no TensorFlow."""
     path = Path(path)
     shown = str(path)
     if path.is_dir():
@@ -150,10 +161,7 @@ def load_model(
         file = path
     else:
         raise CheckpointError(f"{shown}: no such model file or run folder")
-    model = load_keras_file(file, shown, compile=compile)
-    if game is not None:
-        check_model_fits(model, game, shown)
-    return model
+    return file, shown
 
 
 # -------------------------------------------------------------------------- run folder

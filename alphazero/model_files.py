@@ -105,6 +105,26 @@ def drop_optimizer(file: Path) -> None:
 
 def load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Model:
     """Load one ``.keras`` file; every problem becomes a one-line ``CheckpointError``."""
+    check_keras_file(file, shown)
+    # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
+    # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
+    from . import schedules  # noqa: F401
+    from .tf_setup import keras  # TensorFlow's start-up chatter silenced
+
+    try:
+        model = keras.models.load_model(file, compile=compile)
+    except Exception as error:  # BadZipFile, ValueError, OSError, KeyError, TypeError...
+        raise CheckpointError(
+            f"{shown}: truncated, corrupt or not a model of this project ({_one_line(error)})"
+        ) from None
+    if not isinstance(model, keras.Model):
+        raise CheckpointError(f"{shown}: holds a {type(model).__name__}, not a Keras model")
+    return model
+
+
+def check_keras_file(file: Path, shown: str) -> None:
+    """``CheckpointError`` unless ``file`` is there, readable, named ``.keras`` and a zip
+    archive (what a ``.keras`` file is), checked without loading Keras."""
     if not file.exists():
         raise CheckpointError(f"{shown}: no such model file")
     if not file.is_file():
@@ -123,31 +143,25 @@ def load_keras_file(file: Path, shown: str, *, compile: bool = True) -> keras.Mo
         check_keras_archive(file)
     except ArchiveError as error:
         raise CheckpointError(f"{shown}: {error}") from None
-    # Registers the learning-rate schedules a saved optimizer may hold; imported here, not
-    # at the top, so that reading a run folder's config and metadata needs no TensorFlow.
-    from . import schedules  # noqa: F401
-    from .tf_setup import keras  # TensorFlow's start-up chatter silenced
-
-    try:
-        model = keras.models.load_model(file, compile=compile)
-    except Exception as error:  # BadZipFile, ValueError, OSError, KeyError, TypeError...
-        raise CheckpointError(
-            f"{shown}: truncated, corrupt or not a model of this project ({_one_line(error)})"
-        ) from None
-    if not isinstance(model, keras.Model):
-        raise CheckpointError(f"{shown}: holds a {type(model).__name__}, not a Keras model")
-    return model
 
 
 def check_model_fits(model: keras.Model, game: Game, shown: str = "model") -> None:
     """Raise ``CheckpointError`` unless ``model`` reads ``game``'s planes and its actions."""
-    plane_shape = tuple(game.plane_shape)
     try:
         input_shape = tuple(model.inputs[0].shape[1:])
         output_sizes = [tuple(t.shape)[-1] for t in model.outputs]
     except (AttributeError, IndexError, TypeError, ValueError):
         return  # a subclassed model without symbolic inputs: nothing to compare
-    if input_shape != plane_shape:
+    check_shapes_fit(input_shape, output_sizes, game, shown)
+
+
+def check_shapes_fit(
+    input_shape: tuple[int | None, ...], output_sizes: list[int | None], game: Game, shown: str
+) -> None:
+    """Raise ``CheckpointError`` unless a network reading planes of ``input_shape`` (batch
+    left out) with outputs of these last sizes reads ``game``'s planes and its actions."""
+    plane_shape = tuple(game.plane_shape)
+    if tuple(input_shape) != plane_shape:
         raise CheckpointError(
             f"{shown}: the model reads planes {list(input_shape)}, but {game.name} "
             f"{game.params} encodes {list(plane_shape)} (a model of another game?)"

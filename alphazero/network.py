@@ -27,7 +27,14 @@ import tensorflow as tf
 
 from . import schedules  # noqa: F401  (registers the learning-rate schedules with Keras)
 from .config import NetworkConfig
-from .engines import EngineError, OpenVINORunner, resolve_engine
+from .engines import (
+    EngineError,
+    OpenVINORunner,
+    native_bfloat16,
+    next_power_of_two,
+    resolve_engine,
+)
+from .keras_graph import graph_of
 
 XLA_MAX_BUCKET = 8
 """By default ``InferenceModel`` compiles buckets up to this size with XLA, larger ones without.
@@ -159,19 +166,6 @@ def load_model(path: str | os.PathLike) -> keras.Model:
 Precision = Literal["auto", "float32", "bfloat16"]
 
 
-def native_bfloat16() -> bool:
-    """Whether this CPU does bfloat16 arithmetic natively (AVX-512 BF16 or AMX).
-
-    Elsewhere bfloat16 is emulated and slower than float32, so ``auto`` keeps float32.
-    """
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            flags = next((line for line in cpuinfo if line.startswith("flags")), "").split()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
-
-
 def _bfloat16_copy(model: keras.Model) -> keras.Model:
     """The same network computing in bfloat16 (variables stay float32)."""
 
@@ -181,10 +175,6 @@ def _bfloat16_copy(model: keras.Model) -> keras.Model:
         return layer.__class__.from_config(config)
 
     return keras.models.clone_model(model, clone_function=with_bfloat16)
-
-
-def _next_power_of_two(n: int) -> int:
-    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
 
 class InferenceModel:
@@ -244,7 +234,7 @@ class InferenceModel:
         self.bfloat16 = precision == "bfloat16" or (precision == "auto" and native_bfloat16())
         self._twin: keras.Model | None = None  # bfloat16 copy for the large buckets
         self._twin_step = -1
-        self.max_batch = _next_power_of_two(max_batch)
+        self.max_batch = next_power_of_two(max_batch)
         self.buckets: tuple[int, ...] = tuple(1 << i for i in range(self.max_batch.bit_length()))
         self.plane_shape: tuple[int, ...] = tuple(int(d) for d in model.input_shape[1:])
         self.num_actions = int(model.output_shape[0][-1])
@@ -307,7 +297,7 @@ class InferenceModel:
         """The OpenVINO copy of the network, made again when the weights have changed."""
         step = self._weights_step()
         if self._runner is None or step != self._runner_step:
-            self._runner = OpenVINORunner(self.model, bfloat16=self.bfloat16)
+            self._runner = OpenVINORunner(graph_of(self.model), bfloat16=self.bfloat16)
             self._runner_step = step
         return self._runner
 
@@ -327,7 +317,7 @@ class InferenceModel:
 
     def bucket(self, rows: int) -> int:
         """The padded batch size used for ``rows`` (``rows <= max_batch``)."""
-        return _next_power_of_two(rows)
+        return next_power_of_two(rows)
 
     def _run(self, chunk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = chunk.shape[0]

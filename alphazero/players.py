@@ -39,8 +39,8 @@ from .baselines.alphabeta import AlphaBetaPlayer
 from .baselines.perfect import PerfectPlayer
 from .baselines.rave import RAVEPlayer
 from .baselines.uct import UCTPlayer
-from .checkpoints import load_model
 from .games.base import Game
+from .model_inference import load_inference
 from .play.prompt import Leave, LineReader, ask_move
 from .player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
@@ -203,12 +203,17 @@ class ModelPlayer:
         self.name = name if name is not None else f"model:{Path(path).name}:{simulations}{flag}"
         self.rng = np.random.default_rng(seed)
         if inference is None:
-            # The run folder's config and metadata are checked before TensorFlow loads, so a
-            # bad one is a one-line error in a fraction of a second.
-            model = model if model is not None else load_model(path, game, compile=False)
-            from .network import InferenceModel  # TensorFlow: only once there is a model
+            if model is None:
+                # The run folder's config and metadata are checked before any network loads,
+                # so a bad one is a one-line error in a fraction of a second; with OpenVINO
+                # no TensorFlow loads at all.
+                inference = load_inference(path, game, max_batch=max_batch, engine=engine)
+            else:
+                from .network import InferenceModel  # TensorFlow: the model holds it already
 
-            inference = InferenceModel(model, max_batch=max_batch, precision="auto", engine=engine)
+                inference = InferenceModel(
+                    model, max_batch=max_batch, precision="auto", engine=engine
+                )
         self.network = inference
         """The plain network, for the win / draw / loss estimates."""
         self.symmetric = symmetric

@@ -183,8 +183,9 @@ def _forward(engine: str, model, threads: int, max_batch: int) -> Forward:
     )
     if threads:  # InferenceModel leaves OpenVINO its default threads; the option sets them
         from alphazero.engines import OpenVINORunner
+        from alphazero.keras_graph import graph_of
 
-        inference._runner = OpenVINORunner(model, bfloat16=bfloat16, threads=threads)
+        inference._runner = OpenVINORunner(graph_of(model), bfloat16=bfloat16, threads=threads)
     return inference.evaluate
 
 

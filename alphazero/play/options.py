@@ -31,7 +31,7 @@ DEFAULT_CACHE = 10_000
 searches evaluated, so a Connect Four move took 0.19 s instead of 0.54 s, with the same moves
 (``benchmarks/play_speed.py``). About 6 MB for Connect Four."""
 DEFAULT_ENGINE = "auto"
-"""OpenVINO when installed (``pip install -e .[fast]``), else TensorFlow."""
+"""OpenVINO (a dependency of the package) when installed, else TensorFlow."""
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 """Where ``--web`` serves: this machine only, unless ``--host`` says otherwise."""
@@ -170,8 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=ENGINES,
         default=DEFAULT_ENGINE,
-        help="what runs the network: openvino (pip install -e '.[fast]': 2-5x faster at the "
-        "small batches of play), tensorflow, or auto = openvino when installed (default)",
+        help="what runs the network: openvino (installed with the package; faster at the "
+        "small batches of play, and no TensorFlow to load), tensorflow, or auto = openvino "
+        "when installed (default)",
     )
     parser.add_argument(
         "--symmetric",

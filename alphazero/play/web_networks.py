@@ -11,8 +11,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..checkpoints import load_model
 from ..games.base import Game
+from ..model_inference import load_inference
 
 
 class Network(Protocol):
@@ -31,12 +31,9 @@ def load_network(path: Path, game: Game, engine: str = "tensorflow") -> Network:
     """The model at ``path`` (a run folder or a ``.keras`` file) for ``game``, ready to search
     one position at a time, run by ``engine``; ``CheckpointError`` with a one-line reason if
     it cannot be used."""
-    from ..network import InferenceModel  # TensorFlow: only once a model is served
-
-    model = load_model(path, game, compile=False)
     # Sessions search one position at a time: batches stay small (a few leaves, symmetric: 8
     # copies of each).
-    return InferenceModel(model, max_batch=64, precision="auto", engine=engine)
+    return load_inference(path, game, max_batch=64, engine=engine)
 
 
 class SharedNetwork:
