@@ -11,9 +11,12 @@ How a session starts (new or resumed) is in ``run_session``, the run's counters 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import math
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from .checkpoints import (
     BEST_FILE,
     CONFIG_FILE,
     PENDING_FILE,
+    CheckpointError,
     PendingGames,
     RunDir,
     TrainingDiverged,
@@ -282,13 +286,41 @@ def _save(s: Session, record: dict[str, Any], is_best: bool) -> None:
         "rng": s.rng.bit_generator.state,
     }
     keep = bool(config.checkpoint.keep_every) and iteration % config.checkpoint.keep_every == 0
-    with deferred_interrupt():
+    with deferred_interrupt(), _disk_full_is_one_line(s.run, iteration):
         s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best, paused=s.paused)
         s.in_flight = None  # the checkpoint holds the games now
         s.run.discard_pending()
         append_metrics(s.run.path, record)
         write_tensorboard(s.run.path, record)
     progress_bars.write(summary_line(record, config.iterations, s.tracker), enabled=s.progress)
+
+
+@contextlib.contextmanager
+def _disk_full_is_one_line(run: RunDir, iteration: int) -> Iterator[None]:
+    """A full disk (or quota) while saving ``iteration`` becomes one ``CheckpointError``
+    line: what the folder holds, and how to go on. A save writes every file under a
+    temporary name and removes it on failure, so the last checkpoint is whole either way."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        try:
+            held = run.read_metadata()["iteration"] if run.has_checkpoint else None
+        except CheckpointError:
+            held = None
+        if held is None:
+            kept = "nothing was saved yet; free some space and start the run again"
+        else:
+            lost = "" if held == iteration else f"iteration {iteration} was not saved; "
+            kept = (
+                f"{lost}the checkpoint of iteration {held} was kept whole. Free some space, "
+                f"then continue with: python train.py --resume --run-dir {run.path}"
+            )
+        raise CheckpointError(
+            f"the disk is full ({error.strerror}) while saving iteration {iteration} in "
+            f"{run.path}: {kept}"
+        ) from None
 
 
 def _end_line(s: Session, max_iterations: int | None) -> str:

@@ -10,6 +10,7 @@ import zipfile
 import keras
 import numpy as np
 import pytest
+from run_helpers import GAME, make_config, tiny_buffer, tiny_model
 
 import alphazero.checkpoints as ckpt
 from alphazero.checkpoints import (
@@ -18,7 +19,6 @@ from alphazero.checkpoints import (
     atomic_write_text,
     load_model,
 )
-from alphazero.config import config_from_dict
 from alphazero.games import make
 from alphazero.metrics import append_metrics
 from alphazero.model_files import save_model_atomic
@@ -31,50 +31,6 @@ from alphazero.slim_run import slim_run
 pytestmark = pytest.mark.filterwarnings(
     "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
 )
-
-GAME = make("tictactoe")
-SHAPE = GAME.plane_shape
-ACTIONS = GAME.num_actions
-
-
-def tiny_model(seed: int = 0) -> keras.Model:
-    """Input -> Dense policy and value heads, compiled with Adam and trained one step."""
-    keras.utils.set_random_seed(seed)
-    inputs = keras.Input(shape=SHAPE, name="planes")
-    flat = keras.layers.Flatten()(inputs)
-    policy = keras.layers.Dense(ACTIONS, name="policy")(flat)
-    value = keras.layers.Dense(1, activation="tanh", name="value")(flat)
-    model = keras.Model(inputs, [policy, value])
-    model.compile(
-        optimizer=keras.optimizers.Adam(1e-2),
-        loss=[keras.losses.CategoricalCrossentropy(from_logits=True), "mse"],
-    )
-    rng = np.random.default_rng(seed)
-    x = rng.integers(0, 2, size=(8, *SHAPE)).astype(np.float32)
-    y_policy = np.eye(ACTIONS, dtype=np.float32)[rng.integers(0, ACTIONS, size=8)]
-    y_value = rng.uniform(-1, 1, size=(8, 1)).astype(np.float32)
-    model.train_on_batch(x, [y_policy, y_value])
-    return model
-
-
-def tiny_buffer(n: int, start: int = 0) -> ReplayBuffer:
-    buffer = ReplayBuffer(50, SHAPE, ACTIONS)
-    rng = np.random.default_rng(start)
-    planes = rng.integers(0, 2, size=(n, *SHAPE)).astype(np.float32)
-    policies = rng.dirichlet(np.ones(ACTIONS), size=n).astype(np.float32)
-    buffer.add(planes, policies, np.arange(start, start + n, dtype=np.float32))
-    return buffer
-
-
-def make_config(game: str = "tictactoe"):
-    return config_from_dict(
-        {
-            "game": {"name": game},
-            "replay": {"capacity": 50},
-            "train": {"min_positions": 0},
-            "run_name": "test",
-        }
-    )
 
 
 def weights_equal(a: keras.Model, b: keras.Model) -> bool:
@@ -672,7 +628,6 @@ def test_saved_run_files_are_readable_like_any_other_file(tmp_path):
     import stat
 
     from alphazero.atomic import temp_file
-    from alphazero.replay_buffer import ReplayBuffer
 
     old = os.umask(0o022)
     try:
@@ -883,9 +838,45 @@ def test_slim_run_converts_a_folder_and_refuses_one_being_trained(tmp_path, mode
             slim_run(run.path)
         assert f"process {os.getpid()} is training this run" in one_line(error)
     assert with_optimizer(run.path) == OLD_MODELS  # untouched
-    assert slim_main([str(run.path)]) == 0
+    assert slim_main([str(run.path), "--keep-models"]) == 0
     assert with_optimizer(run.path) == ["resume_0003.keras"]
-    assert f"{run.path}: metadata.json, " in capsys.readouterr().out
+    assert f"{run.path}: 5 files rewritten or removed" in capsys.readouterr().out
+    assert (run.path / "models" / "iter_0002.keras").is_file()
     assert slim_main([str(tmp_path / "nowhere")]) == 2
     assert "not a run folder" in capsys.readouterr().err
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_slimmed_folder_holds_only_what_play_and_resume_read(tmp_path, models, capsys):
+    run = old_layout_run(tmp_path / "run", models)
+    assert slim_main([str(run.path)]) == 0
+    assert "MB ->" in capsys.readouterr().out
+    assert sorted(tree(run.path)) == [
+        "best.keras",
+        "buffer_0003.npz",
+        "config.yaml",
+        "metadata.json",
+        "resume_0003.keras",
+    ]
+    metadata = run.read_metadata()
+    assert metadata["best"] == "best.keras" and metadata["kept_models"] == []
+    assert weights_equal(keras.models.load_model(run.path / "best.keras"), models[1])
+    model, buffer, _ = run.load()
+    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+    assert buffer.arrays()[2][0] == 300
+    slim = tree(run.path)
+    assert slim_run(run.path) == [] and tree(run.path) == slim  # a slim folder stays as it is
+
+
+def test_a_slimmed_folder_trains_on_and_keeps_its_best_until_a_better_one(tmp_path, models):
+    run = old_layout_run(tmp_path / "run", models)
+    slim_run(run.path)
+    best = (run.path / "best.keras").read_bytes()
+    run.save(4, models[0], tiny_buffer(10, 400), {}, keep=False, is_best=False)
+    metadata = run.read_metadata()
+    assert metadata["best"] == "best.keras" and (run.path / "best.keras").read_bytes() == best
+    model, _, _ = run.load()
+    assert weights_equal(model, models[0])
+    run.save(5, models[2], tiny_buffer(10, 500), {}, keep=False, is_best=True)
+    assert run.read_metadata()["best"] == "models/iter_0005.keras"
+    assert weights_equal(keras.models.load_model(run.path / "best.keras"), models[2])

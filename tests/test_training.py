@@ -16,29 +16,13 @@ import keras
 import numpy as np
 import pytest
 import yaml
+from run_helpers import TINY, tiny_config
 
 from alphazero.checkpoints import CheckpointError, RunDir
 from alphazero.config import config_from_dict
 from alphazero.training import train
 
 ROOT = Path(__file__).resolve().parents[1]
-
-TINY = {
-    "game": {"name": "tictactoe"},
-    "network": {"filters": 8, "blocks": 1, "value_hidden": 8},
-    "search": {"simulations": 8},
-    "selfplay": {"games_per_iteration": 6, "parallel_games": 3, "temperature_moves": 3},
-    "replay": {"capacity": 500},
-    "train": {"batch_size": 16, "steps_per_iteration": 4, "min_positions": 0},
-    "checkpoint": {"keep_every": 2},
-    "evaluation": {"every": 0},
-    "iterations": 3,
-    "seed": 7,
-}
-
-
-def tiny_config(**overrides):
-    return config_from_dict({**TINY, **overrides})
 
 
 def weights(model) -> list[np.ndarray]:
