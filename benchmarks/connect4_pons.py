@@ -69,24 +69,23 @@ def simulations_of(spec: str) -> str:
     return "-"
 
 
-def table(rows: list[tuple[str, int, int, int, str]]) -> str:
-    """Markdown: ``rows`` of (set label, mistakes, positions scored, positions in the set,
-    simulations)."""
-    lines = [
-        "| set | positions | mistakes | mistake rate | 95% interval | simulations |",
-        "| --- | ---: | ---: | ---: | --- | ---: |",
-    ]
-    for label, mistakes, scored, total, simulations in rows:
-        if scored == 0:
-            lines.append(f"| {label} | 0 of {total} | | not solved yet | | {simulations} |")
-            continue
-        low, high = wilson_interval(mistakes, scored)
-        shown = f"{scored}" if scored == total else f"{scored} of {total}"
-        lines.append(
-            f"| {label} | {shown} | {mistakes} | {mistakes / scored:.1%} | "
-            f"{low:.1%}-{high:.1%} | {simulations} |"
-        )
-    return "\n".join(lines)
+HEADER = (
+    "| set | positions | mistakes | mistake rate | 95% interval | simulations |\n"
+    "| --- | ---: | ---: | ---: | --- | ---: |"
+)
+
+
+def row(label: str, mistakes: int, scored: int, total: int, simulations: str) -> str:
+    """A markdown row: the set, its positions scored (of ``total``), the mistakes, their rate
+    with its 95% interval, and the simulations a move."""
+    if scored == 0:
+        return f"| {label} | 0 of {total} | | not solved yet | | {simulations} |"
+    low, high = wilson_interval(mistakes, scored)
+    shown = f"{scored}" if scored == total else f"{scored} of {total}"
+    return (
+        f"| {label} | {shown} | {mistakes} | {mistakes / scored:.1%} | "
+        f"{low:.1%}-{high:.1%} | {simulations} |"
+    )
 
 
 def main() -> int:
@@ -132,15 +131,15 @@ def main() -> int:
     except (PonsPositionsError, PlayerSpecError, CheckpointError, EngineError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    rows, kinds = [], []
-    for label, positions, total in sets:
+    print(f"{spec} on Pascal Pons' benchmark sets ({args.folder}):")
+    print(HEADER, flush=True)
+    kinds = []
+    for label, positions, total in sets:  # a row as soon as its set is scored
         positions = positions[: args.limit]
         actions = choose(player, positions, label)
         wrong = [p.is_mistake(a) for p, a in zip(positions, actions, strict=True)]
-        rows.append((label, sum(wrong), len(positions), total, simulations))
+        print(row(label, sum(wrong), len(positions), total, simulations), flush=True)
         kinds.append(f"{label} {by_result(positions, wrong)}")
-    print(f"{spec} on Pascal Pons' benchmark sets ({args.folder}):")
-    print(table(rows))
     print("mistakes by the position's result (a lost position has none):")
     print("\n".join(kinds))
     return 0
