@@ -347,7 +347,7 @@ def web_option_problem(args: argparse.Namespace) -> str | None:
     for option, given in (
         ("--p1", args.p1 is not None),
         ("--p2", args.p2 is not None),
-        ("--games", args.games != 1),
+        ("--games", args.games is not None),
         ("--json", args.json is not None),
         ("--save", args.save is not None),
     ):
