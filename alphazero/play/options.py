@@ -250,8 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument(
         "--host",
         default=None,
-        help=f"the address to serve on (default {DEFAULT_HOST}, this machine only; another "
-        "lets other machines play, with a warning)",
+        help=f"the address to serve on (default {DEFAULT_HOST}, this machine only; another, "
+        "or 0.0.0.0 for all, lets other machines play, with a warning; pages are answered "
+        "only under this machine's own names and addresses, or the name given here)",
     )
     web.add_argument(
         "--no-browser", action="store_true", help="print the address without opening a browser"
