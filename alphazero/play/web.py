@@ -2,8 +2,10 @@
 against a model with the mouse, and sees what the model thought drawn on the board.
 
 The server is the standard library's ``ThreadingHTTPServer``: a few JSON endpoints and the
-three files in ``static/``. Each browser tab has its own ``PlaySession``; a model's search runs
-in a worker thread, so requests are answered while it thinks.
+three files in ``static/``. Each browser tab has its own ``PlaySession``; the model's searches
+run on a few worker threads shared by every session, so requests are answered while it thinks.
+A POST is taken only as JSON from the page's own origin (``web_origin``): another site's page
+open in the same browser cannot start searches or end a person's game.
 
 Endpoints (every answer is JSON, errors ``{"error": "what was wrong"}`` with a 4xx status)::
 
@@ -18,7 +20,9 @@ Endpoints (every answer is JSON, errors ``{"error": "what was wrong"}`` with a 4
 This module is the HTTP server and ``play.py --web``; the rest is one module each: ``web_app``
 (``WebApp``: the sessions, the games offered, a new game's settings), ``web_session``
 (``PlaySession``: one tab's games), ``web_json`` (what the page is sent), ``web_networks`` (the
-models, loaded once and shared) and ``web_errors`` (``RequestError``: how requests are refused).
+models, loaded once and shared), ``web_searches`` (the worker threads, and how a search nobody
+awaits stops), ``web_origin`` (the names served, the page's own origin) and ``web_errors``
+(``RequestError``: how requests are refused).
 """
 
 from __future__ import annotations
