@@ -23,6 +23,8 @@ from .web_networks import Network
 SEARCH_WORKERS = 4
 """Searches running at once. Python searches hold the interpreter lock: more threads than
 this only share the same cores more thinly, and each one's tree takes memory."""
+IDLE_SECONDS = 60.0
+"""A worker with nothing to do for this long ends; the next job starts another."""
 CLOSE_SECONDS = 10.0
 """How long ``SearchPool.close`` waits for each worker to finish the network call it is in."""
 
@@ -59,8 +61,8 @@ class SearchPool:
 
     Each session (``key``) has at most one job waiting: a newer one replaces it, since the
     older one belonged to a game that is gone. A session's jobs never run two at a time, so a
-    worker never sits waiting for another worker's search of the same session. The threads
-    start with the first job; ``close`` ends them.
+    worker never sits waiting for another worker's search of the same session. Workers start
+    as jobs come and end when idle; ``close`` ends them all.
     """
 
     def __init__(self, workers: int = SEARCH_WORKERS) -> None:
@@ -70,6 +72,8 @@ class SearchPool:
         self._waiting: OrderedDict[str, Job] = OrderedDict()
         self._running: set[str] = set()
         self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._started = 0
         self._changed = threading.Condition()
         self._closed = False
 
@@ -81,13 +85,13 @@ class SearchPool:
                 return
             self._waiting.pop(key, None)
             self._waiting[key] = job
-            if not self._threads:
-                for number in range(self.workers):
-                    thread = threading.Thread(
-                        target=self._serve, name=f"search-{number + 1}", daemon=True
-                    )
-                    thread.start()
-                    self._threads.append(thread)
+            if len(self._threads) < self.workers and self._idle < len(self._waiting):
+                self._started += 1
+                thread = threading.Thread(
+                    target=self._serve, name=f"search-{self._started}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
             self._changed.notify_all()
 
     def drop(self, key: str) -> None:
@@ -122,13 +126,22 @@ class SearchPool:
                 return key, self._waiting.pop(key)
         return None
 
+    def threads(self) -> int:
+        with self._changed:
+            return len(self._threads)
+
     def _serve(self) -> None:
         while True:
             with self._changed:
                 found = self._next()
                 while found is None and not self._closed:
-                    self._changed.wait()
+                    self._idle += 1
+                    woken = self._changed.wait(IDLE_SECONDS)
+                    self._idle -= 1
                     found = self._next()
+                    if found is None and not woken:
+                        self._threads.remove(threading.current_thread())
+                        return
                 if self._closed:
                     return
                 assert found is not None

@@ -28,7 +28,7 @@ import pytest
 from web_helpers import FakeNetwork, call, running
 
 from alphazero.games.base import Game
-from alphazero.play import web_app
+from alphazero.play import web_app, web_searches
 from alphazero.play.web import LISTEN_BACKLOG, WebServer
 from alphazero.play.web_app import WebApp
 from alphazero.play.web_networks import Networks
@@ -100,8 +100,9 @@ def quiet(network: CountingNetwork, seconds: float = BOUND) -> bool:
     return False
 
 
-def searching_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("search")]
+def search_threads() -> set[threading.Thread]:
+    """The searching threads, by name: the pools' workers (formerly one thread per search)."""
+    return {t for t in threading.enumerate() if t.name.startswith("search")}
 
 
 @pytest.fixture
@@ -216,6 +217,7 @@ def test_an_evicted_sessions_search_stops(closing, monkeypatch):
     monkeypatch.setattr(web_app, "MAX_SESSIONS", 2)
     app, networks = counting_app(delay=0.002)
     closing.append(app)
+    before = search_threads()
     with running(app) as base:
         status, first = call(base, "POST", "/api/sessions", {"first": "ai", "sims": LONG})
         assert status == 201
@@ -227,7 +229,7 @@ def test_an_evicted_sessions_search_stops(closing, monkeypatch):
         assert status == 404
         assert quiet(networks[0]), networks[0].calls
         assert networks[0].calls < LONG // 10
-        assert len(searching_threads()) <= SEARCH_WORKERS
+        assert len(search_threads() - before) <= SEARCH_WORKERS
 
 
 def test_a_new_game_during_a_long_search_is_answered_at_once(closing):
@@ -254,6 +256,7 @@ def test_the_searches_running_at_once_are_capped_and_the_rest_wait_their_turn(cl
     app, networks = counting_app(gate)
     closing.append(app)
     sessions = 3 * SEARCH_WORKERS
+    before = search_threads()
     try:
         with running(app) as base:
             threads = threading.active_count()
@@ -265,7 +268,7 @@ def test_the_searches_running_at_once_are_capped_and_the_rest_wait_their_turn(cl
             # the network, each on a thread of its own.
             assert wait_for(lambda: bool(networks) and networks[0].inside == 1)
             time.sleep(0.5)  # room for searches beyond the cap to show themselves
-            assert len(searching_threads()) == SEARCH_WORKERS
+            assert len(search_threads() - before) == SEARCH_WORKERS
             assert threading.active_count() - threads <= SEARCH_WORKERS
             assert app.searches.running() == SEARCH_WORKERS
             assert app.searches.waiting() == sessions - SEARCH_WORKERS
@@ -280,13 +283,31 @@ def test_the_searches_running_at_once_are_capped_and_the_rest_wait_their_turn(cl
 def test_closing_the_app_stops_every_search(closing):
     app, networks = counting_app(delay=0.002)
     closing.append(app)
+    before = search_threads()
     with running(app) as base:
         for _ in range(SEARCH_WORKERS + 2):
             call(base, "POST", "/api/sessions", {"first": "ai", "sims": LONG})
         assert wait_for(lambda: bool(networks) and networks[0].calls > 20)
         app.close()  # what Ctrl-C does once the server stops
-        assert searching_threads() == []
+        assert search_threads() - before == set()
         assert quiet(networks[0], 2.0) and networks[0].calls < LONG // 10
+
+
+def test_idle_search_workers_end_and_the_next_search_starts_one(closing, monkeypatch):
+    monkeypatch.setattr(web_searches, "IDLE_SECONDS", 0.2)
+    app, _ = counting_app(game="tictactoe")
+    closing.append(app)
+    with running(app) as base:
+        _, state = call(base, "POST", "/api/sessions", {"first": "ai"})
+        path = f"/api/sessions/{state['session']}"
+        assert wait_for(lambda: app.searches.threads() == 0)
+        _, state = call(base, "GET", path)
+        assert state["ply"] == 1 and state["busy"] is None
+        status, state = call(
+            base, "POST", f"{path}/move", {"action": state["position"]["legal"][0]}
+        )
+        assert status == 200
+        assert wait_for(lambda: call(base, "GET", path)[1]["ply"] == 3)  # the model replied
 
 
 @pytest.mark.slow  # a model loads in a process of its own; in-process: test_closing_the_app...
