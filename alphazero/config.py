@@ -22,6 +22,7 @@ import yaml
 from . import strict_yaml
 from .games import make
 from .player_specs import PlayerSpecError, check_spec, model_spec_parts
+from .search.params import C_PUCT, GumbelParams, RootNoise, SearchParams
 
 
 class ConfigError(ValueError):
@@ -84,9 +85,10 @@ class SearchConfig:
     that a sample for the first ``selfplay.temperature_moves`` moves (all of them with a
     ``final_temperature`` above 0); later moves search without noise and play the best.
     It uses no Dirichlet noise, virtual loss or ``temperature_value_cutoff``, and one leaf
-    per tree. Evaluation games and ``play.py`` search with PUCT."""
+    per tree. The evaluation ladder and ``play.py --model RUN`` search the same way
+    (``params()``: the one ``SearchParams`` of the run)."""
     simulations: int = field(default=200, metadata=_range(2, 1_000_000))
-    c_puct: float = field(default=1.5, metadata=_range(0.0, 100.0, open_low=True))
+    c_puct: float = field(default=C_PUCT, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
     dirichlet_weight: float = field(default=0.25, metadata=_range(0.0, 1.0))
     dirichlet_alpha_scaled: bool = False
@@ -107,7 +109,20 @@ class SearchConfig:
     search meets a position again (a transposition, or the next move's search); 0: off."""
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
-    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/benchmarks.md), float32 elsewhere."""
+    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/research/benchmarks.md), float32 elsewhere."""
+
+    def params(self) -> SearchParams:
+        """The search these settings describe, for self-play, the ladder and play."""
+        return SearchParams(
+            algorithm=self.algorithm,
+            c_puct=self.c_puct,
+            leaves_per_tree=self.leaves_per_tree,
+            virtual_loss=self.virtual_loss,
+            noise=RootNoise(
+                self.dirichlet_alpha, self.dirichlet_weight, self.dirichlet_alpha_scaled
+            ),
+            gumbel=GumbelParams(self.gumbel_considered, self.gumbel_c_visit, self.gumbel_c_scale),
+        )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from .arena import MatchResult, elo_difference, play_match
 from .config import EvaluationConfig
 from .games.base import Game
 from .players import ModelPlayer, make_player
+from .search import SearchParams
 
 ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""
@@ -95,9 +96,10 @@ def evaluate(
     ladder: dict[str, float],
     seed: int,
     progress: bool = True,
-    c_puct: float = 1.5,
+    search: SearchParams | None = None,
 ) -> dict[str, Any]:
-    """Play ``model`` (PUCT with ``c_puct``) against every ladder opponent; results and Elo."""
+    """Play ``model`` (searching with ``search``, by default PUCT's defaults) against every
+    ladder opponent; results and Elo."""
     game = new_game()
     # The model in memory has no file to name it by: it is labelled as the ladder's players
     # are, kind and budget (``uct:200``), so matches read ``model:64 vs uct:200``.
@@ -105,7 +107,7 @@ def evaluate(
         "model",
         game,
         simulations=config.simulations,
-        c_puct=c_puct,
+        search=search,
         model=model,
         seed=seed,
         name=f"model:{config.simulations}",

@@ -27,6 +27,7 @@ which the terminal session (``alphazero.play.session``) shows after each of its 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from .baselines.rave import RAVEPlayer
 from .baselines.uct import UCTPlayer
 from .games.base import Game
 from .model_inference import load_inference
+from .model_search import PlaySearch
 from .play.prompt import Leave, LineReader, ask_move
 from .player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
@@ -51,7 +53,7 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
-from .search import EvaluationCache, Node, Policy, run_simulations, symmetric_policy
+from .search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
 
 
 @runtime_checkable
@@ -135,7 +137,8 @@ class Thought:
 
 
 class ModelPlayer:
-    """A trained network guiding PUCT search; plays the most visited move, no noise.
+    """A trained network guiding a search (``SearchParams``: PUCT or Gumbel); plays the
+    search's best move, without noise.
 
     With ``reuse_tree`` the subtree of the position each game reaches is kept from the last
     search, as in AlphaGo Zero, and every move adds ``simulations`` to the visits it already
@@ -148,7 +151,7 @@ class ModelPlayer:
         path: str | Path,
         game: Game,
         simulations: int = DEFAULT_MODEL_SIMULATIONS,
-        c_puct: float = 1.5,
+        search: SearchParams | PlaySearch | None = None,
         max_batch: int = 256,
         seed: int = 0,
         model=None,
@@ -157,7 +160,7 @@ class ModelPlayer:
         inference: Policy | None = None,
         symmetric: bool = False,
         name: str | None = None,
-        leaves: int = 1,
+        leaves: int | None = None,
         engine: str = "tensorflow",
         cache: int = 0,
     ) -> None:
@@ -175,9 +178,12 @@ class ModelPlayer:
         ``name`` labels the player in matches and records; by default the spec that would
         build it, ``model:<file or folder name>:SIMS[:symmetric]``.
 
-        ``leaves`` selects that many leaves of the tree per network call, kept apart by a
-        virtual loss (``run_simulations``' ``leaves_per_tree``): fewer, larger calls, so a
-        move takes less time for the same simulations (``benchmarks/play_speed.py``).
+        ``search`` is how to search: ``SearchParams`` as they are, or a ``PlaySearch``
+        (default: the empty one) resolved against the run that trained the model at
+        ``path`` (its ``config.yaml``; ``model_search.play_search``). ``leaves``, if given,
+        replaces its ``leaves_per_tree``: PUCT selects that many leaves of the tree per
+        network call, kept apart by a virtual loss, so a move takes less time for the same
+        simulations (``benchmarks/play_speed.py``).
         ``engine`` runs the network loaded from ``path``: ``tensorflow``, ``openvino`` or
         ``auto`` (``InferenceModel``; ``EngineError`` for OpenVINO when not installed).
 
@@ -187,15 +193,19 @@ class ModelPlayer:
         answers most of them, with the same search results. The network's weights must not
         change while the player lives.
         """
-        if leaves < 1:
+        if leaves is not None and leaves < 1:
             raise ValueError(f"leaves must be at least 1, got {leaves}")
+        params = search if isinstance(search, SearchParams) else None
+        if params is None:
+            params = (search or PlaySearch()).resolve(path, leaves)
+        elif leaves is not None:
+            params = dataclasses.replace(params, leaves_per_tree=leaves)
 
         self.path = str(path)
         self.simulations = simulations
-        self.c_puct = c_puct
+        self.search = params
         self.top = top
         self.reuse_tree = reuse_tree
-        self.leaves = leaves
         self._kept: dict[Game, Node] = {}
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
@@ -224,6 +234,11 @@ class ModelPlayer:
         if cache > 0:
             self.inference = EvaluationCache(self.inference, cache)
 
+    @property
+    def leaves(self) -> int:
+        """Leaves its search selects per tree and network call (``search.leaves_per_tree``)."""
+        return self.search.leaves_per_tree
+
     def batch_think(self, games: Sequence[Game], wdl: bool = True) -> list[Thought]:
         """Search every position of ``games`` at once; a ``Thought`` for each.
 
@@ -237,14 +252,12 @@ class ModelPlayer:
             Node(game) if node is None or _inside(node, found_ids) else _detached(node)
             for game, node in zip(games, found, strict=True)
         ]
-        run_simulations(
-            roots, self.inference, self.simulations, self.c_puct, leaves_per_tree=self.leaves
-        )
+        found = search(roots, self.inference, self.search, self.simulations, self.rng)
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
-        for game, root, estimate in zip(games, roots, estimates, strict=True):
-            choice = root.next(0.0, self.rng)
-            chosen = choice.node
+        for game, root, chosen, value, estimate in zip(
+            games, found.roots, found.chosen, found.values.tolist(), estimates, strict=True
+        ):
             # The move played first: a proven result can make it other than the most
             # visited (a lost position's longest defence), and a list headed by another
             # move reads as if that one had been played.
@@ -256,7 +269,6 @@ class ModelPlayer:
                 if (c.N > 0 or c is chosen) and (action := c.action) is not None
             )
             visits = sum(c.N for c in children)
-            value = choice.value  # the search's value for the player to move at the root
             if self.reuse_tree:
                 self._keep(chosen)
             thoughts.append(Thought(chosen.action, top, estimate, value, root.solved, visits))
@@ -325,11 +337,13 @@ def make_player(
     leaves: int = 1,
     engine: str = "tensorflow",
     cache: int = 0,
+    search: PlaySearch | None = None,
 ) -> Player:
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
     ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does);
-    ``leaves``, ``engine`` and ``cache`` go to a model's search and network (``ModelPlayer``).
+    ``leaves``, ``engine``, ``cache`` and ``search`` go to a model's search and network
+    (``ModelPlayer``).
     """
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -372,5 +386,6 @@ def make_player(
             leaves=leaves,
             engine=engine,
             cache=cache,
+            search=search,
         )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

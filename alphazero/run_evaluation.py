@@ -15,6 +15,7 @@ from .arena import MatchResult, score_below
 from .checkpoints import CheckpointError, load_model
 from .config import Config
 from .games import make
+from .model_search import play_search
 from .player_specs import model_spec_parts
 from .run_state import RunState, top_score_record
 from .solved_positions import evaluate_network
@@ -68,8 +69,10 @@ def evaluate_iteration(
         )
         state.ladder = evaluation.calibrate_ladder(config.evaluation, new_game, seed, progress)
         state.top_score = None
+    # The model plays its ladder games as play.py plays it (``play_search``).
+    search = play_search(config.search.params())
     result = evaluation.evaluate(
-        model, config.evaluation, new_game, state.ladder, seed, progress, config.search.c_puct
+        model, config.evaluation, new_game, state.ladder, seed, progress, search
     )
     result["ladder"] = state.ladder
     state.elo_history.append((iteration, result["elo"]))

@@ -1,10 +1,16 @@
 """Self-play: many games searched at once, turned into training examples.
 
 Each example is ``(planes [H, W, C], policy target [num_actions], value target)``. The policy
-target is the root's visit shares (PUCT) or the improved policy (Gumbel). The value target is
-the final result from the point of view of the player to move in that position (``score *
-player``; never assumed to alternate), discounted by ``selfplay.value_discount`` per move
-still to come and blended with the search's value by ``selfplay.value_target_mix``.
+target is the search's (visit shares for PUCT, the improved policy for Gumbel). The value
+target is the final result from the point of view of the player to move in that position
+(``score * player``; never assumed to alternate), as ``selfplay_moves.value_targets`` shapes
+it.
+
+The loop here only batches: every step searches all the games in flight with one network
+call (``search_step``), and a game whose search is done plays its move and begins the next
+search at once. What varies between games and moves (random openings, the weak side,
+playout caps, temperature, resignation) is decided by the small pieces of
+``selfplay_moves.py``; how a move is searched, by the run's search policy (``search.params()``).
 """
 
 from __future__ import annotations
@@ -18,21 +24,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import progress as progress_bars
+from . import selfplay_moves as moves
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
 from .interrupts import raise_if_interrupted
 from .paused import PausedGame
 from .search import (
-    Choice,
     EvaluationCache,
-    GumbelParams,
-    GumbelRoot,
     Node,
     Policy,
-    detach,
-    gumbel_choice,
-    gumbel_selector,
-    reroot,
+    RootSearch,
+    SearchPolicy,
+    make_policy,
     search_step,
     symmetric_policy,
 )
@@ -52,13 +55,27 @@ class _Slot:
     moves: int = 0
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
-    remaining: int = 0
-    """Simulations left in this move's search."""
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
     weak_player: int | None = None
     """The side that plays with a small fresh search and is not recorded (weak_side_share)."""
-    gumbel: GumbelRoot | None = None
-    """This move's Gumbel search (``search.algorithm: gumbel``)."""
+    search: RootSearch | None = None
+    """This move's search."""
+
+    @property
+    def weak(self) -> bool:
+        """Whether the player to move plays weak."""
+        return self.weak_player is not None and self.root.game.player == self.weak_player
+
+
+@dataclass
+class _Collected:
+    """The examples of the games finished so far, and how long they took."""
+
+    planes: list[np.ndarray] = field(default_factory=list)
+    policies: list[np.ndarray] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    start_time: float = field(default_factory=time.perf_counter)
+    cpu_start: float = field(default_factory=time.process_time)
 
 
 def play_games(
@@ -136,103 +153,88 @@ def _play(
     on_step: Callable[[int], None] | None,
 ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
     """``play_games`` (``paused`` None) or ``play_games_carrying``; the paused games are
-    None for ``play_games``. Without ``paused`` it draws exactly the random numbers it drew
-    before carry-over existed, so runs from before replay the same.
+    None for ``play_games``.
 
     Its callers hold ``rare_full_collections`` for all of it, not only for the search steps:
-    once the quarter rule allowed a full collection (``collector.py``), the first one due
-    between two steps (choosing moves, re-rooting) came, and it found nothing while walking
-    TensorFlow's objects and the trees. Connect Four, 64 games with the 64x5 network, in
-    the configs' settings: 3-4 of them, 0.6-0.8 s in 13-14 CPU-s; held, the same games took
-    about 7% less CPU.
+    a full collection due between two steps (choosing moves, re-rooting) would walk
+    TensorFlow's objects and the trees and find nothing (docs/research/benchmarks.md).
     """
-    if selfplay.symmetric_search:
-        policy = symmetric_policy(policy, new_game())
-    cache = EvaluationCache(policy, search.evaluation_cache) if search.evaluation_cache else None
-    if cache is not None:  # one per call: its answers are those of the weights of this call
-        policy = cache
+    policy, cache = _evaluator(policy, search, selfplay, new_game)
+    searcher = make_policy(search.params())
     carrying = paused is not None
     waiting = deque(paused or [])  # paused games still to go on, in order
-    stats = SelfPlayStats()
-    planes: list[np.ndarray] = []
-    policies: list[np.ndarray] = []
-    values: list[float] = []
+    stats, out = SelfPlayStats(), _Collected()
     active: list[_Slot] = []
     started = 0
-    start_time = time.perf_counter()
-    cpu_start = time.process_time()
-    gumbel = search.algorithm == "gumbel"
-    # Gumbel search explores by its own sampling at the root: no Dirichlet noise.
-    noise = (
-        None
-        if gumbel
-        else (search.dirichlet_alpha, search.dirichlet_weight, rng, search.dirichlet_alpha_scaled)
-    )
-    noise_due: set[int] = set()  # roots still to get their noise (search_step adds it)
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
     # Carrying, games start until the quota has ended, so the batch never thins out.
     while (stats.games < num_games) if carrying else (active or started < num_games):
         raise_if_interrupted()
         while (carrying or started < num_games) and len(active) < selfplay.parallel_games:
-            if waiting:
-                slot = _resume(waiting.popleft(), new_game)
-            else:
-                slot = _Slot(Node(new_game()))
-                # No draw when openings are off, so runs from before the switch replay the same.
-                if selfplay.random_opening_share and rng.random() < selfplay.random_opening_share:
-                    _play_random_opening(slot, selfplay.random_opening_moves, rng)
-                if rng.random() < selfplay.weak_side_share:
-                    slot.weak_player = int(rng.choice((1, -1)))
-            _begin_search(slot, search, selfplay, rng, noise_due)
+            slot = (
+                _resume(waiting.popleft(), new_game) if waiting else _start(new_game, selfplay, rng)
+            )
+            _begin_search(slot, searcher, search, selfplay, rng)
             active.append(slot)
             started += 1
-        roots = [slot.root for slot in active]
-        remaining = [slot.remaining for slot in active]
-        before = sum(root.N for root in roots)
-        stats.network_calls += search_step(
-            roots,
-            policy,
-            remaining,
-            search.c_puct,
-            leaves_per_tree=search.leaves_per_tree,
-            virtual_loss=search.virtual_loss,
-            noise=noise,
-            noise_due=noise_due,
-            selector=gumbel_selector([s.gumbel for s in active if s.gumbel]) if gumbel else None,
-        )
-        stats.simulations += sum(root.N for root in roots) - before
+        searches = [slot.search for slot in active if slot.search is not None]
+        before = sum(s.node.N for s in searches)
+        stats.network_calls += search_step(searches, policy)
+        stats.simulations += sum(s.node.N for s in searches) - before
         still_active = []
-        for slot, left in zip(active, remaining, strict=True):
-            slot.remaining = left
+        for slot in active:
             # Once the quota has ended the rest pause as they are (a finished search whose
             # move is unplayed is redone): exactly num_games games end each call.
-            if left or (carrying and stats.games == num_games):
+            if (slot.search is not None and slot.search.remaining) or (
+                carrying and stats.games == num_games
+            ):
                 still_active.append(slot)
                 continue
             score = _advance(slot, selfplay, rng, stats)
             if score is None:
-                _begin_search(slot, search, selfplay, rng, noise_due)
+                _begin_search(slot, searcher, search, selfplay, rng)
                 still_active.append(slot)
                 continue
-            first = len(values)
-            _finish(slot, score, selfplay, stats, planes, policies, values)
+            first = len(out.values)
+            _finish(slot, score, selfplay, stats, out.planes, out.policies, out.values)
             if on_game is not None:
-                on_game(
-                    _stack(planes[first:], policies[first:], values[first:], new_game),
-                    _snapshot(stats, cache, start_time, cpu_start),
+                game_examples = _stack(
+                    out.planes[first:], out.policies[first:], out.values[first:], new_game
                 )
+                on_game(game_examples, _snapshot(stats, cache, out.start_time, out.cpu_start))
             bar.update(1)
         active = still_active
-        bar.set_postfix(moves=stats.moves, positions=len(values))
+        bar.set_postfix(moves=stats.moves, positions=len(out.values))
         if on_step is not None:
             on_step(stats.moves)
     bar.close()
-    if cache is not None:
-        stats.cache_hits, stats.cache_lookups = cache.hits, cache.lookups
-    stats.seconds = time.perf_counter() - start_time
-    stats.cpu_seconds = time.process_time() - cpu_start
+    stats = _snapshot(stats, cache, out.start_time, out.cpu_start)
     carried = [_pause(slot) for slot in active] + list(waiting) if carrying else None
-    return _stack(planes, policies, values, new_game), stats, carried
+    return _stack(out.planes, out.policies, out.values, new_game), stats, carried
+
+
+def _evaluator(
+    policy: Policy, search: SearchConfig, selfplay: SelfPlayConfig, new_game: Callable[[], Game]
+) -> tuple[Policy, EvaluationCache | None]:
+    """What the search calls: the network, averaged over symmetries with
+    ``symmetric_search``, behind an evaluation cache with ``search.evaluation_cache`` (one a
+    call: its answers are those of this call's weights)."""
+    if selfplay.symmetric_search:
+        policy = symmetric_policy(policy, new_game())
+    if not search.evaluation_cache:
+        return policy, None
+    cache = EvaluationCache(policy, search.evaluation_cache)
+    return cache, cache
+
+
+def _start(
+    new_game: Callable[[], Game], selfplay: SelfPlayConfig, rng: np.random.Generator
+) -> _Slot:
+    """A new game: its opening played, its weak side drawn."""
+    game, opening = moves.random_opening(new_game(), selfplay, rng)
+    slot = _Slot(Node(game), actions=opening, moves=len(opening))
+    slot.weak_player = moves.weak_side(selfplay, rng)
+    return slot
 
 
 def _pause(slot: _Slot) -> PausedGame:
@@ -303,88 +305,40 @@ def _snapshot(
     return copy
 
 
-def _play_random_opening(slot: _Slot, max_moves: int, rng: np.random.Generator) -> None:
-    """Start ``slot`` from 1 to ``max_moves`` uniformly random moves; none is recorded.
-
-    A move that would end the game is never chosen, so every opening leaves a game to learn
-    from; the opening stops early if every legal move would end it. The moves count toward
-    ``temperature_moves`` as any other.
-    """
-    game = slot.root.game
-    for _ in range(int(rng.integers(1, max_moves + 1))):
-        going_on = [
-            (after, move)
-            for move in game.available_moves
-            if not (after := game.sim_move(move)).is_over
-        ]
-        if not going_on:
-            break
-        game, move = going_on[int(rng.integers(len(going_on)))]
-        slot.actions.append(move)
-        slot.moves += 1
-    slot.root = Node(game)
-
-
 def _begin_search(
     slot: _Slot,
+    searcher: SearchPolicy,
     search: SearchConfig,
     selfplay: SelfPlayConfig,
     rng: np.random.Generator,
-    noise_due: set[int] | None = None,
 ) -> None:
-    """Set up the search for the move at ``slot.root``: its budget and whether its root is
-    due Dirichlet noise (``noise_due``, which ``search_step`` adds it from).
-
-    With playout cap randomisation most moves get the cheap search, without noise (they only
-    move the game on); the rest get the full one. The weak side of a ``weak_side_share`` game
-    always gets the small search, from a fresh tree.
-    """
-    if slot.weak_player is not None and slot.root.game.player == slot.weak_player:
-        # A fresh tree: the subtree kept from the other side's full search would make it strong.
+    """Begin the search for the move at ``slot.root`` (``moves.move_budget``); its move is
+    sampled in the opening, for the weak side, or with a ``final_temperature``."""
+    weak = slot.weak
+    budget = moves.move_budget(search, selfplay, weak, rng)
+    if budget.fresh_tree:
         slot.root = Node(slot.root.game)
-        slot.full, slot.remaining = False, selfplay.weak_side_simulations
-    else:
-        fast = selfplay.fast_simulations
-        slot.full = fast is None or bool(rng.random() < selfplay.full_search_share)
-        slot.remaining = search.simulations if slot.full else fast  # type: ignore[assignment]
-    if search.algorithm == "gumbel":
-        # Sequential halving schedules its simulations from zero visits: the subtree kept
-        # from the last move gives only its network evaluation.
-        slot.root = reroot(slot.root)
-        params = GumbelParams(
-            search.gumbel_considered, search.gumbel_c_visit, search.gumbel_c_scale
-        )
-        if not slot.root.children:  # a fresh root's first simulation is its own evaluation
-            slot.remaining += 1
-        # Noise makes the move a sample from the improved policy: for the moves sampled (the
-        # weak side's, and those within temperature_moves); the others take the best.
-        weak = slot.weak_player == slot.root.game.player
-        sampled = weak or slot.moves < selfplay.temperature_moves or selfplay.final_temperature > 0
-        slot.gumbel = GumbelRoot.start(slot.root, slot.remaining, params, rng if sampled else None)
-        return
-    if slot.full and noise_due is not None:  # the weak side's searches are never full
-        noise_due.add(id(slot.root))
+    slot.full = budget.recorded
+    sampled = moves.temperature(selfplay, slot.moves, weak) > 0
+    slot.search = searcher.begin(
+        slot.root, budget.simulations, rng, recorded=budget.recorded, sampled=sampled
+    )
+    slot.root = slot.search.node
 
 
 def _advance(
     slot: _Slot, selfplay: SelfPlayConfig, rng: np.random.Generator, stats: SelfPlayStats
 ) -> int | None:
     """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
-    root = slot.root
-    game = root.game
-    weak = slot.weak_player == game.player  # the weak side samples every move
-    opening = slot.moves < selfplay.temperature_moves
-    tau = 1.0 if weak or opening else selfplay.final_temperature
-    # No draw when blunders are off, so weak-side runs from before the switch replay the same.
+    game, weak, search = slot.root.game, slot.weak, slot.search
+    slot.search = None
     if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
-        choice = _random_move(root, rng)
-    elif slot.gumbel is not None:
-        choice = gumbel_choice(slot.gumbel)
-        slot.gumbel = None
+        choice = moves.random_move(slot.root, rng)
     else:
+        assert search is not None
         # The weak side is meant to slip, so its samples are not cut.
         cutoff = None if weak else selfplay.temperature_value_cutoff
-        choice = root.next(tau, rng, value_cutoff=cutoff)
+        choice = search.choose(moves.temperature(selfplay, slot.moves, weak), rng, cutoff)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.actions.append(int(choice.action))
@@ -393,28 +347,15 @@ def _advance(
     slot.root = choice.node
     if slot.root.game.score is not None:
         return slot.root.game.score
-    threshold = selfplay.resign_threshold
-    if threshold is not None and slot.would_resign is None and choice.value < threshold:
-        if rng.random() < selfplay.resign_playthrough:
+    if slot.would_resign is None:
+        resigned, plays_on = moves.resigns(selfplay, choice.value, rng)
+        if plays_on:
             slot.would_resign = game.player  # play on, and check later whether it was right
             stats.playthroughs += 1
-        else:
+        elif resigned:
             stats.resigned += 1
             return -game.player
     return None
-
-
-def _random_move(root: Node, rng: np.random.Generator) -> Choice:
-    """A uniformly random legal move (a weak-side blunder), detached as ``Node.next`` does.
-
-    Weak-side moves are never recorded, so the uniform policy in the ``Choice`` trains
-    nothing.
-    """
-    children = list(root.children.values())
-    chosen = children[int(rng.integers(len(children)))]
-    policy = np.zeros(root.game.num_actions, dtype=np.float32)
-    policy[[child.action for child in children]] = 1.0 / len(children)
-    return detach(root, chosen, policy)
 
 
 def _finish(
@@ -426,6 +367,8 @@ def _finish(
     policies: list[np.ndarray],
     values: list[float],
 ) -> None:
+    """Count the finished game and add its examples (every symmetric copy with
+    ``selfplay.augment``) to ``planes``, ``policies`` and ``values``."""
     stats.games += 1
     stats.lengths.append(slot.moves)
     if score > 0:
@@ -437,13 +380,15 @@ def _finish(
     if slot.would_resign is not None and score != -slot.would_resign:
         stats.false_resignations += 1
     game = slot.root.game
-    mix, discount = selfplay.value_target_mix, selfplay.value_discount
-    for board, policy, player, search_value, move in slot.records:
-        # The result for the player to move there (discounted by the moves still to come),
-        # optionally blended with the search's estimate (less noisy early in training, when
-        # results are mostly luck).
-        result = float(score * player) * discount ** (slot.moves - 1 - move)
-        outcome = (1 - mix) * result + mix * search_value
+    targets = moves.value_targets(
+        selfplay,
+        score,
+        [r[2] for r in slot.records],
+        [r[3] for r in slot.records],
+        [r[4] for r in slot.records],
+        slot.moves,
+    )
+    for (board, policy, *_), outcome in zip(slot.records, targets, strict=True):
         pairs = game.symmetries(board, policy) if selfplay.augment else [(board, policy)]
         for sym_planes, sym_policy in pairs:
             planes.append(sym_planes)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .games import Connect4, make
-from .search import Node, process_policies, run_simulations
+from .search import Node, SearchParams, process_policies, search
 
 STAGES: tuple[tuple[str, int, int], ...] = (("4-12", 4, 12), ("13-20", 13, 20), ("21-30", 21, 30))
 
@@ -180,17 +180,16 @@ Chooser = Callable[[list[Connect4]], list[int]]
 def search_chooser(
     policy: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     simulations: int,
-    c_puct: float = 1.5,
-    leaves: int = 1,
+    params: SearchParams | None = None,
 ) -> Chooser:
-    """The most visited move after ``simulations`` of PUCT, all positions searched at once,
-    ``leaves`` per tree and network call (a virtual loss keeps them apart)."""
+    """The search's move after ``simulations`` (``params``: by default PUCT's defaults), all
+    positions searched at once, without noise, as a model plays."""
+    params = params if params is not None else SearchParams()
 
     def choose(games: list[Connect4]) -> list[int]:
         roots = [Node(game) for game in games]
-        run_simulations(roots, policy, simulations, c_puct, leaves_per_tree=leaves)
-        rng = np.random.default_rng(0)
-        return [root.next(0.0, rng).action for root in roots]
+        found = search(roots, policy, params, simulations, np.random.default_rng(0))
+        return [int(action) for action in found.actions]
 
     return choose
 

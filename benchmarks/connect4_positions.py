@@ -3,8 +3,9 @@
 Reports, by stage of the game (moves played 4-12, 13-20, 21-30), the share of correct moves
 (a won position stays won, a drawn one drawn; over positions not already lost) and the
 exact accuracy (the best move by the solver's score), for the raw policy (the network's top
-move, no search) and with PUCT search. A uniformly random player scores 43.1% correct and
-28.8% exact in expectation. Also reports the raw value head: the share of positions whose
+move, no search) and with search (as ``play.py`` searches the model; ``--search`` and
+``--c-puct`` change that). A uniformly random player scores 43.1% correct and 28.8% exact
+in expectation. Also reports the raw value head: the share of positions whose
 value reads as the exact result (win above 1/3, loss below -1/3, draw between) and its mean
 squared error, and the search's correct share by exact result: drawn positions, positions
 won only with one of the mover's last three stones, and positions won sooner. Run:
@@ -40,6 +41,7 @@ from alphazero.checkpoints import CheckpointError, load_model
 from alphazero.engines import ENGINES, EngineError
 from alphazero.games import make
 from alphazero.metrics import append_jsonl
+from alphazero.model_search import play_search, trained_search
 from alphazero.network import InferenceModel
 from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metrics
 from alphazero.search import symmetric_policy
@@ -59,7 +61,15 @@ def main() -> int:
     parser.add_argument("--model", type=Path, required=True, help="run folder or .keras file")
     parser.add_argument("--sims", type=int, default=800, help="simulations per move with search")
     parser.add_argument(
-        "--c-puct", type=float, default=1.5, help="exploration constant of the search"
+        "--search",
+        choices=["puct", "gumbel"],
+        help="the search algorithm (default: as play.py searches this model, "
+        "alphazero/model_search.py)",
+    )
+    parser.add_argument(
+        "--c-puct",
+        type=float,
+        help="PUCT's exploration constant (default: the run's config.yaml, else 1.5)",
     )
     parser.add_argument(
         "--symmetric",
@@ -73,7 +83,10 @@ def main() -> int:
         help="the network's arithmetic; auto: bfloat16 where the CPU has it natively",
     )
     parser.add_argument(
-        "--leaves", type=int, default=1, help="leaves per tree and network call (virtual loss)"
+        "--leaves",
+        type=int,
+        help="PUCT's leaves per tree and network call, kept apart by a virtual loss "
+        "(default: the run's config.yaml, else 1)",
     )
     parser.add_argument(
         "--engine", default="tensorflow", choices=ENGINES, help="what runs the network"
@@ -85,6 +98,14 @@ def main() -> int:
         "experiments/connect4_fresh_positions.py (default: the committed 1,002)",
     )
     parser.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        metavar="K",
+        help="measure every K-th position only (1, 1+K, ...): a fixed subset, for a busy "
+        "machine (default 1: all)",
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="append the figures to the model's run folder (solved_positions_search.jsonl), "
@@ -93,19 +114,23 @@ def main() -> int:
     args = parser.parse_args()
     if args.sims < 2:  # the first simulation evaluates the root: one visits no move
         parser.error(f"--sims must be at least 2, got {args.sims}")
-    if args.leaves < 1:
+    if args.leaves is not None and args.leaves < 1:
         parser.error(f"--leaves must be at least 1, got {args.leaves}")
-    if args.c_puct <= 0:
+    if args.c_puct is not None and args.c_puct <= 0:
         parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
-    if args.record and args.positions is not None:
+    if args.every < 1:
+        parser.error(f"--every must be at least 1, got {args.every}")
+    if args.record and (args.positions is not None or args.every > 1):
         parser.error(
-            "--record keeps the run's curve on the committed positions: not with --positions"
+            "--record keeps the run's curve on the committed positions: not with --positions "
+            "or --every"
         )
     try:
         positions = load_positions(args.positions)
     except SolvedPositionsError as error:
         print(f"error: --positions: {error}", file=sys.stderr)
         return 2
+    positions = positions[:: args.every]
     try:
         record_to = run_iteration(args.model) if args.record else None
     except (ReportError, ValueError) as error:
@@ -116,6 +141,7 @@ def main() -> int:
     measured = record_to[3] if record_to is not None else args.model
     try:
         model = load_model(measured, make("connect4"), compile=False)
+        params = play_search(trained_search(measured), args.search, args.c_puct, args.leaves)
     except CheckpointError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -134,7 +160,7 @@ def main() -> int:
     sym = ", symmetric" if args.symmetric else ""
     rows = [(f"policy (no search){sym}", policy_report, time.perf_counter() - start)]
     start = time.perf_counter()
-    choose = search_chooser(inference, args.sims, args.c_puct, args.leaves)
+    choose = search_chooser(inference, args.sims, params)
     actions = choose([p.game for p in positions])
     search_report = measure(positions, actions)
     rows.append((f"search, {args.sims} sims{sym}", search_report, time.perf_counter() - start))
@@ -147,8 +173,7 @@ def main() -> int:
     source = f" of {args.positions}" if args.positions is not None else ""
     shown = "correct move % (scores are signs only)" if signs_only else "correct move % / exact %"
     print(f"{args.model}: {len(positions)} positions{source}; {shown}")
-    print(f"c_puct {args.c_puct:g}, {args.leaves} leaves per call, engine {network.engine}, "
-          f"precision {args.precision}")  # fmt: skip
+    print(f"search {params.describe()}, engine {network.engine}, precision {args.precision}")
     print(f"{'player':<28}" + "".join(f"{s:>16}" for s in stages))
     for label, report, seconds in rows:
         cells = "".join(
@@ -171,9 +196,10 @@ def main() -> int:
             "iteration": iteration,
             "cpu_hours": round(hours, 4),
             "simulations": args.sims,
-            "c_puct": args.c_puct,
+            "algorithm": params.algorithm,
+            "c_puct": params.c_puct,
             "symmetric": args.symmetric,
-            "leaves": args.leaves,
+            "leaves": params.leaves_per_tree,
             "engine": network.engine,
             "search_correct": search_report["all"]["correct"],
             "policy_correct": policy_report["all"]["correct"],

@@ -16,6 +16,7 @@ changes that reach beyond ``gumbel.py``.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import numpy as np
 from search_python import TimedPolicy, _going_on
 
 from alphazero.games import make
+from alphazero.search import Policy, RootSearch, run, select
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULE = "alphazero/search/gumbel.py"
@@ -93,10 +95,32 @@ def search_seconds(gumbel: ModuleType, games: int, moves: int) -> float:
     start = time.process_time()
     for _ in range(moves):
         nodes = [gumbel.reroot(node) for node in nodes]
-        roots = gumbel.gumbel_search(nodes, policy, 32, gumbel.GumbelParams(), rng)
+        if hasattr(gumbel, "gumbel_search"):  # gumbel.py before the search policies
+            roots = gumbel.gumbel_search(nodes, policy, 32, gumbel.GumbelParams(), rng)
+        else:
+            roots = _searched(gumbel, nodes, policy, rng)
         nodes = [gumbel.gumbel_choice(root).node for root in roots]
         nodes = [_going_on(node) for node in nodes]
     return time.process_time() - start - policy.seconds
+
+
+def _searched(gumbel: ModuleType, nodes: list, policy: Policy, rng: np.random.Generator) -> list:
+    """``gumbel``'s roots searched with 32 simulations in all by the current driver, walked
+    by ``gumbel``'s own root and interior selection (``policies.gumbel_policy``'s way)."""
+    params = gumbel.GumbelParams()
+    roots = [gumbel.GumbelRoot.start(node, 32, params, rng) for node in nodes]
+    searches = [
+        RootSearch(
+            root.node,
+            32,
+            functools.partial(select, root.node, lambda _, r=root: r.select_action(),
+                              functools.partial(gumbel.select_child, params=params)),
+            lambda *_: None,
+        )
+        for root in roots
+    ]  # fmt: skip
+    run(searches, policy)
+    return roots
 
 
 def main() -> None:

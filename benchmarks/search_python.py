@@ -26,15 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from alphazero.games import Game, make
-from alphazero.search import (
-    GumbelParams,
-    Node,
-    Policy,
-    gumbel_choice,
-    gumbel_search,
-    reroot,
-    run_simulations,
-)
+from alphazero.search import Node, Policy, RootNoise, SearchParams, search
 
 
 class TimedPolicy:
@@ -61,15 +53,19 @@ def _going_on(node: Node) -> Node:
     return node if node.game.score is None else type(node)(make("connect4"))
 
 
+PUCT = SearchParams(noise=RootNoise(1.0, 0.25))
+GUMBEL = SearchParams(algorithm="gumbel")
+
+
 def puct(policy: Policy, games: int, moves: int, rng: np.random.Generator) -> int:
     """PUCT self-play's search, 200 simulations a move; the simulations run."""
     roots = [Node(make("connect4")) for _ in range(games)]
     total = 0
     for _ in range(moves):
         before = sum(r.N for r in roots)
-        run_simulations(roots, policy, 200, 1.5, noise=(1.0, 0.25, rng))
-        total += sum(r.N for r in roots) - before
-        roots = [_going_on(r.next(1.0, rng).node) for r in roots]
+        found = search(roots, policy, PUCT, 200, rng, tau=1.0, explore=True)
+        total += sum(r.N for r in found.roots) - before
+        roots = [_going_on(node) for node in found.chosen]
     return total
 
 
@@ -78,11 +74,9 @@ def gumbel(policy: Policy, games: int, moves: int, rng: np.random.Generator) -> 
     nodes = [Node(make("connect4")) for _ in range(games)]
     total = 0
     for _ in range(moves):
-        nodes = [reroot(node) for node in nodes]
-        before = sum(n.N for n in nodes)
-        roots = gumbel_search(nodes, policy, 32, GumbelParams(), rng)
-        total += sum(n.N for n in nodes) - before
-        nodes = [_going_on(gumbel_choice(root).node) for root in roots]
+        found = search(nodes, policy, GUMBEL, 32, rng, explore=True)
+        total += sum(n.N for n in found.roots)  # each from a fresh root
+        nodes = [_going_on(node) for node in found.chosen]
     return total
 
 

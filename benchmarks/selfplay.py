@@ -58,15 +58,7 @@ import numpy as np
 from alphazero.config import ConfigError, NetworkConfig
 from alphazero.games import make
 from alphazero.network import InferenceModel, build_network
-from alphazero.search import (
-    GumbelParams,
-    Node,
-    Policy,
-    gumbel_choice,
-    gumbel_search,
-    reroot,
-    run_simulations,
-)
+from alphazero.search import Node, Policy, RootNoise, SearchParams, search
 from alphazero.search.collector import rare_full_collections
 
 SIMULATIONS = {"puct": 200, "gumbel": 32}
@@ -88,12 +80,13 @@ def batched_search(policy: Policy, parallel_games: int, simulations: int, moves:
     rng = np.random.default_rng(0)
     roots = [Node(make("connect4")) for _ in range(parallel_games)]
     total, start = 0, time.perf_counter()
+    params = SearchParams(noise=RootNoise(1.0, 0.25))
     with rare_full_collections:  # held from the first move to the last, as self-play does
         for _ in range(moves):
             before = sum(r.N for r in roots)
-            run_simulations(roots, policy, simulations, 1.5, noise=(1.0, 0.25, rng))
-            total += sum(r.N for r in roots) - before
-            roots = [r.next(1.0, rng).node for r in roots]
+            found = search(roots, policy, params, simulations, rng, tau=1.0, explore=True)
+            total += sum(r.N for r in found.roots) - before
+            roots = list(found.chosen)
     return total / (time.perf_counter() - start)
 
 
@@ -103,13 +96,13 @@ def batched_gumbel(policy: Policy, parallel_games: int, simulations: int, moves:
     rng = np.random.default_rng(0)
     nodes = [Node(make("connect4")) for _ in range(parallel_games)]
     total, start = 0, time.perf_counter()
+    params = SearchParams(algorithm="gumbel")
     with rare_full_collections:  # held from the first move to the last, as self-play does
         for _ in range(moves):
-            nodes = [reroot(node) for node in nodes]
-            before = sum(n.N for n in nodes)
-            roots = gumbel_search(nodes, policy, simulations, GumbelParams(), rng)
-            total += sum(n.N for n in nodes) - before
-            nodes = [gumbel_choice(root).node for root in roots]
+            found = search(nodes, policy, params, simulations, rng, explore=True)
+            # Each search starts from a fresh root: every visit of its root is this move's.
+            total += sum(n.N for n in found.roots)
+            nodes = list(found.chosen)
     return total / (time.perf_counter() - start)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from alphazero.arena import MatchResult, play_match
 from alphazero.games import make
+from alphazero.model_search import PlaySearch
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem
 from alphazero.players import ModelPlayer, make_player
@@ -132,6 +133,16 @@ def main() -> int:
         + ")",
     )
     parser.add_argument(
+        "--search",
+        choices=("puct", "gumbel"),
+        help="the models' search algorithm (default: as play.py searches each model)",
+    )
+    parser.add_argument(
+        "--c-puct",
+        type=float,
+        help="PUCT's exploration constant (default: each model's run's config.yaml)",
+    )
+    parser.add_argument(
         "--symmetric",
         action="store_true",
         help="models average the network over the board's symmetries (see play.py --symmetric)",
@@ -154,6 +165,8 @@ def main() -> int:
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.sims is not None and args.sims < 2:
         parser.error(f"--sims must be at least 2, got {args.sims}")
+    if args.c_puct is not None and not 0 < args.c_puct <= 100:
+        parser.error(f"--c-puct must be above 0 and at most 100, got {args.c_puct:g}")
     # The committed table is what the README quotes: a handful of games would replace it with
     # noise (and its note says how many games it is measured on).
     if args.readme and args.games < README_GAMES:
@@ -204,8 +217,16 @@ def main() -> int:
             if args.sims is not None
             else SIMULATIONS.get(folder.name, SIMULATIONS.get(name, DEFAULT_SIMULATIONS))
         )
-        model = ModelPlayer(model_path, start, simulations=sims, symmetric=args.symmetric)
+        model = ModelPlayer(
+            model_path,
+            start,
+            simulations=sims,
+            symmetric=args.symmetric,
+            search=PlaySearch(args.search, args.c_puct),
+        )
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
+        if args.search is not None or args.c_puct is not None:
+            setting += f", {model.search.describe()}"
         opponents = args.opponents.split(",") + (["perfect"] if start.solvable else [])
         counts: dict[str, dict[str, int]] = {}
         for seed, spec in enumerate(opponents):

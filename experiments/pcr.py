@@ -25,7 +25,7 @@ from alphazero.config import NetworkConfig, SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.games.base import GameError
 from alphazero.network import InferenceModel, build_network
-from alphazero.search import Node, run_simulations
+from alphazero.search import Node, puct_policy, run
 from alphazero.selfplay import play_games
 
 
@@ -38,15 +38,12 @@ def lockstep(new_game, policy, games: int, search: SearchConfig, selfplay: SelfP
         full = [bool(rng.random() < selfplay.full_search_share) for _ in roots]
         budgets = [search.simulations if f else selfplay.fast_simulations for f in full]
         before = sum(r.N for r in roots)
-        noise = (search.dirichlet_alpha, search.dirichlet_weight, rng)
-        calls += run_simulations(
-            roots,
-            policy,
-            budgets,
-            search.c_puct,
-            noise=noise,
-            noise_roots=[root for root, is_full in zip(roots, full, strict=True) if is_full],
-        )
+        begin = puct_policy(search.params()).begin
+        searches = [
+            begin(root, budget, rng, recorded=is_full)
+            for root, budget, is_full in zip(roots, budgets, full, strict=True)
+        ]
+        calls += run(searches, policy)
         simulations += sum(r.N for r in roots) - before
         roots = [r.next(1.0, rng).node for r in roots]
         roots = [r for r in roots if r.game.score is None]

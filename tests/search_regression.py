@@ -21,15 +21,7 @@ from typing import Any
 import numpy as np
 
 from alphazero.games import Game, make
-from alphazero.search import (
-    GumbelParams,
-    Node,
-    Policy,
-    gumbel_choice,
-    gumbel_search,
-    reroot,
-    run_simulations,
-)
+from alphazero.search import Node, Policy, RootNoise, SearchParams, search
 
 FIXTURE = Path(__file__).with_name("search_regression.json")
 
@@ -79,21 +71,17 @@ def puct_games(
         roots[i] = Node(root.game.sim_move(root.game.available_moves[i % 3]))
     records: list[list[dict[str, Any]]] = [[] for _ in range(games)]
     alive = list(range(games))
+    params = SearchParams(leaves_per_tree=leaves_per_tree, noise=RootNoise(1.0, 0.25))
     while roots:
-        run_simulations(
-            roots,
-            policy,
-            simulations,
-            1.5,
-            leaves_per_tree=leaves_per_tree,
-            noise=(1.0, 0.25, rng),
-        )
+        found = search(roots, policy, params, simulations, rng, tau=1.0, explore=True)
         next_roots, next_alive = [], []
-        for i, root in zip(alive, roots, strict=True):
-            choice = root.next(1.0, rng)
-            records[i].append(_record(root, choice.action, choice.value, choice.policy))
-            if choice.node.game.score is None:
-                next_roots.append(choice.node)
+        for i, root, action, value, target, chosen in zip(
+            alive, found.roots, found.actions, found.values, found.policies, found.chosen,
+            strict=True,
+        ):  # fmt: skip
+            records[i].append(_record(root, int(action), float(value), target))
+            if chosen.game.score is None:
+                next_roots.append(chosen)
                 next_alive.append(i)
         roots, alive = next_roots, next_alive
     return records
@@ -106,20 +94,24 @@ def gumbel_games(
     (each move from a rerooted tree, sampled with Gumbel noise on even moves)."""
     rng = np.random.default_rng(2)
     policy = linear_policy(make(name, **params))
-    params_ = GumbelParams()
+    search_params = SearchParams(algorithm="gumbel")
     nodes = [Node(make(name, **params)) for _ in range(games)]
     records: list[list[dict[str, Any]]] = [[] for _ in range(games)]
     alive = list(range(games))
     move = 0
     while alive:
-        nodes = [reroot(node) for node in nodes]
-        roots = gumbel_search(nodes, policy, simulations, params_, rng if move % 2 == 0 else None)
+        # The fixture was recorded with the root's own evaluation counted among a fresh
+        # root's simulations; the policy counts only the visits of its moves.
+        budgets = [simulations if node.children else simulations - 1 for node in nodes]
+        found = search(nodes, policy, search_params, budgets, rng, explore=move % 2 == 0)
         next_nodes, next_alive = [], []
-        for i, root in zip(alive, roots, strict=True):
-            choice = gumbel_choice(root)
-            records[i].append(_record(root.node, choice.action, choice.value, choice.policy))
-            if choice.node.game.score is None:
-                next_nodes.append(choice.node)
+        for i, root, action, value, target, chosen in zip(
+            alive, found.roots, found.actions, found.values, found.policies, found.chosen,
+            strict=True,
+        ):  # fmt: skip
+            records[i].append(_record(root, int(action), float(value), target))
+            if chosen.game.score is None:
+                next_nodes.append(chosen)
                 next_alive.append(i)
         nodes, alive = next_nodes, next_alive
         move += 1

@@ -11,9 +11,11 @@ from alphazero.games.tictactoe import TicTacToe
 from alphazero.search import (
     GumbelParams,
     Node,
-    gumbel_choice,
-    gumbel_search,
+    RootSearch,
+    SearchParams,
+    gumbel_policy,
     improved_policy,
+    run,
 )
 from alphazero.search.gumbel import completed_q, considered_visits, sigma
 from alphazero.selfplay import play_games
@@ -29,6 +31,22 @@ def biased_policy(num_actions: int, logits: dict[int, float], value: float = 0.0
         return np.tile(row, (len(planes), 1)), np.full(len(planes), value)
 
     return policy
+
+
+def gumbel_search(nodes, policy, simulations, params, rng) -> list[RootSearch]:
+    """Search ``nodes`` with ``simulations`` in all, the first evaluating a fresh root; with
+    ``rng``, Gumbel noise at the root."""
+    begin = gumbel_policy(SearchParams(algorithm="gumbel", gumbel=params)).begin
+    searches = [
+        begin(node, simulations - (0 if node.children else 1), rng, sampled=rng is not None)
+        for node in nodes
+    ]
+    run(searches, policy)
+    return searches
+
+
+def gumbel_choice(root: RootSearch):
+    return root.choose(0.0, np.random.default_rng(0), None)
 
 
 def test_halving_visits_every_considered_move_then_the_better_half():

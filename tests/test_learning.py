@@ -18,16 +18,15 @@ from alphazero.checkpoints import load_model
 from alphazero.config import load_config
 from alphazero.games import Game, make
 from alphazero.network import InferenceModel
-from alphazero.search import Node, run_simulations
+from alphazero.search import Node, SearchParams, search
 from alphazero.training import train
 
 SIMULATIONS = 64
 
 
 def model_move(policy, game: Game) -> int:
-    root = Node(game)
-    run_simulations([root], policy, SIMULATIONS, c_puct=1.5)
-    return root.next(tau=0.0, rng=np.random.default_rng(0)).action
+    found = search([Node(game)], policy, SearchParams(), SIMULATIONS, np.random.default_rng(0))
+    return int(found.actions[0])
 
 
 def losses_against_perfect_play(policy, model_side: int) -> tuple[int, int]:

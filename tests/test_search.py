@@ -14,9 +14,12 @@ from game_helpers import config_params
 from alphazero.games import Connect4, Game, make, value_to_parent
 from alphazero.search import (
     Node,
+    RootNoise,
+    SearchParams,
     detach,
     process_policy,
-    run_simulations,
+    puct_policy,
+    run,
     symmetric_policy,
 )
 
@@ -31,9 +34,15 @@ def uniform_policy(num_actions: int):
     return policy
 
 
+def run_simulations(roots, policy, simulations, rng=None, **params) -> int:
+    """PUCT's simulations on ``roots``, no move chosen (``rng``: root noise); network calls."""
+    begin = puct_policy(SearchParams(**params)).begin
+    return run([begin(root, simulations, rng, recorded=True) for root in roots], policy)
+
+
 def search(game: Game, simulations: int, **kwargs) -> Node:
     root = Node(game)
-    run_simulations([root], uniform_policy(game.num_actions), simulations, 1.5, **kwargs)
+    run_simulations([root], uniform_policy(game.num_actions), simulations, **kwargs)
     return root
 
 
@@ -167,7 +176,7 @@ def test_explore_is_the_same_search_one_simulation_at_a_time():
 def test_many_trees_searched_together_match_separate_searches():
     games = [make("connect4").__class__.from_moves(m) for m in ([3], [3, 3], [0, 6, 1])]
     together = [Node(g) for g in games]
-    calls = run_simulations(together, uniform_policy(7), 40, 1.5)
+    calls = run_simulations(together, uniform_policy(7), 40)
     assert calls == 40  # one network call per step for all three trees
     for game, root in zip(games, together, strict=True):
         alone = search(game, simulations=40)
@@ -188,7 +197,7 @@ def test_dirichlet_noise_changes_root_priors_only():
     game = make("connect4")
     root = Node(game)
     rng = np.random.default_rng(0)
-    run_simulations([root], uniform_policy(7), 20, 1.5, noise=(0.3, 0.25, rng))
+    run_simulations([root], uniform_policy(7), 20, rng, noise=RootNoise(0.3, 0.25))
     priors = np.array([c.prob for c in root.children.values()])
     assert priors.sum() == pytest.approx(1.0)
     assert not np.allclose(priors, 1 / 7)
@@ -236,7 +245,7 @@ def test_search_value_is_for_the_player_to_move(name):
 
     for moves, expected in (([], 0.5), ([0], -0.5)):
         root = Node(make(name).__class__.from_moves(moves))
-        run_simulations([root], first_player_half, 30, 1.5)
+        run_simulations([root], first_player_half, 30)
         # Proven lines near the end of tic-tac-toe pull it a little off 0.5; a sign error
         # would land at the opposite side.
         assert root.search_value() == pytest.approx(expected, abs=0.1)
@@ -253,7 +262,7 @@ def test_a_proven_lost_root_keeps_searching_by_priors_not_its_first_move():
         return np.repeat(priors, len(planes), axis=0), np.zeros(len(planes))
 
     root = Node(game)
-    run_simulations([root], blocks_preferred, 400, 1.5)
+    run_simulations([root], blocks_preferred, 400)
     assert root.solved == -1.0
     choice = root.next(tau=0.0, rng=np.random.default_rng(0))
     assert choice.policy[0] < 0.2
@@ -291,7 +300,7 @@ def test_a_proven_lost_root_plays_a_move_that_loses_last():
             return np.repeat(logits, len(planes), axis=0), np.zeros(len(planes))
 
         root = Node(game)
-        run_simulations([root], quick_loss_preferred, 3000, 1.5)
+        run_simulations([root], quick_loss_preferred, 3000)
         assert root.solved == -1.0
         choice = root.next(tau=0.0, rng=np.random.default_rng(0))
         assert plies[choice.action] == max(plies.values()), game.render()
@@ -442,7 +451,7 @@ def test_full_collections_are_rare_during_searches_in_threads_and_restored_after
         return np.zeros((len(planes), 7)), np.zeros(len(planes))
 
     def run():
-        run_simulations([Node(make("connect4")) for _ in range(4)], policy, 30, 1.5)
+        run_simulations([Node(make("connect4")) for _ in range(4)], policy, 30)
 
     threads = [threading.Thread(target=run) for _ in range(3)]
     for thread in threads:
@@ -455,7 +464,7 @@ def test_full_collections_are_rare_during_searches_in_threads_and_restored_after
 
 def test_a_chosen_child_never_visited_keeps_its_position_once_detached():
     root = Node(make("connect4"))
-    run_simulations([root], uniform_policy(7), 3, 1.5)  # the root and 2 of its 7 children
+    run_simulations([root], uniform_policy(7), 3)  # the root and 2 of its 7 children
     unvisited = next(c for c in root.children.values() if c.N == 0)
     detached = detach(root, unvisited, np.zeros(7))
     assert detached.node.mother is None

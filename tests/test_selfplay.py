@@ -7,7 +7,7 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.search import Node, run_simulations
+from alphazero.search import Node, RootNoise, make_policy, run
 from alphazero.search.node import add_dirichlet_noise, expand
 from alphazero.selfplay import (
     _advance,
@@ -122,8 +122,8 @@ def test_weak_side_blunders_are_uniform_over_legal_moves_and_unrecorded():
         played = []
         for _ in range(180):
             slot = _Slot(Node(make("tictactoe")), weak_player=1)
-            _begin_search(slot, SearchConfig(), config, rng)
-            run_simulations([slot.root], centre_only, slot.remaining, c_puct=1.5)
+            _begin_search(slot, make_policy(SearchConfig().params()), SearchConfig(), config, rng)
+            run([slot.search], centre_only)
             assert _advance(slot, config, rng, SelfPlayStats()) is None
             assert slot.records == [] and slot.root.mother is None
             played.append(slot.root.game.last_move)
@@ -185,7 +185,7 @@ def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
         for seed in range(200):
             root = Node(make("connect4"))
             expand(root, np.full(7, 1 / 7))
-            add_dirichlet_noise(root, 0.7, 1.0, np.random.default_rng(seed), scaled)
+            add_dirichlet_noise(root, RootNoise(0.7, 1.0, scaled), np.random.default_rng(seed))
             peaks.append(max(c.prob for c in root.children.values()))
         return float(np.mean(peaks))
 

@@ -14,6 +14,7 @@ from ..checkpoints import CheckpointError
 from ..engines import EngineError, resolve_engine
 from ..games import make
 from ..games.base import Game, GameError
+from ..model_search import PlaySearch
 from ..player_specs import PlayerSpecError, model_spec_parts
 from ..players import ModelPlayer, Player, make_player
 from .board import Style, use_color
@@ -72,6 +73,8 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"--sims must be at least 2, got {args.sims}")
     if args.leaves < 1:
         return fail(f"--leaves must be at least 1, got {args.leaves}")
+    if args.c_puct is not None and not 0 < args.c_puct <= 100:
+        return fail(f"--c-puct must be above 0 and at most 100, got {args.c_puct:g}")
     try:
         resolve_engine(args.engine)  # a missing engine is named before any model loads
     except EngineError as error:
@@ -129,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
             args.symmetric,
             leaves=args.leaves,
             engine=args.engine,
+            search=PlaySearch(args.search, args.c_puct),
         ),
         names=names,
         show_thoughts=not args.quiet,
@@ -157,6 +161,7 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                     leaves=args.leaves,
                     engine=args.engine,
                     cache=DEFAULT_CACHE,
+                    search=PlaySearch(args.search, args.c_puct),
                 )
             )
             continue
@@ -165,7 +170,13 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
             print(f"loading {spec} ...", flush=True)
         players.append(
             make_player(
-                spec, start, seed=seed, leaves=args.leaves, engine=args.engine, cache=DEFAULT_CACHE
+                spec,
+                start,
+                seed=seed,
+                leaves=args.leaves,
+                engine=args.engine,
+                cache=DEFAULT_CACHE,
+                search=PlaySearch(args.search, args.c_puct),
             )
         )
     return players

@@ -167,6 +167,21 @@ def build_parser() -> argparse.ArgumentParser:
         "1: one at a time)",
     )
     parser.add_argument(
+        "--search",
+        choices=("puct", "gumbel"),
+        default=None,
+        help="the model's search algorithm (hints and model:PATH specs too); default: puct, "
+        "with the constants of the run that trained the model (its config.yaml); "
+        "docs/research/play_search.md compares the two",
+    )
+    parser.add_argument(
+        "--c-puct",
+        type=float,
+        default=None,
+        metavar="C",
+        help="PUCT's exploration constant (default: the model's run's config.yaml, else 1.5)",
+    )
+    parser.add_argument(
         "--engine",
         choices=ENGINES,
         default=DEFAULT_ENGINE,

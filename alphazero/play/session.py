@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ..checkpoints import CheckpointError
 from ..games.base import Game, GameError
+from ..model_search import PlaySearch
 from ..players import HumanPlayer, ModelPlayer, Player, Thought
 from .board import Style
 from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
@@ -67,6 +68,7 @@ class HintModel:
         *,
         leaves: int = 1,
         engine: str = "tensorflow",
+        search: PlaySearch | None = None,
     ) -> None:
         self.player = player
         self.path = path
@@ -76,6 +78,7 @@ class HintModel:
         self.symmetric = symmetric
         self.leaves = leaves
         self.engine = engine
+        self.search = search
         self.error: str | None = None
 
     def get(self) -> tuple[ModelPlayer | None, str]:
@@ -95,6 +98,7 @@ class HintModel:
                     leaves=self.leaves,
                     engine=self.engine,
                     cache=DEFAULT_CACHE,
+                    search=self.search,
                 )
                 return self.player, ""
             except (CheckpointError, GameError, ValueError, OSError) as error:

@@ -1,21 +1,23 @@
-"""Tree search: the PUCT tree (``Node``), the door to the network (``process_policy``), the
-batched driver that searches many games at once (``run_simulations``, one step of it:
-``search_step``), Gumbel AlphaZero's root and interior selection (``gumbel``), and the
-functions that choose the move once a search is done (``choice``)."""
+"""Tree search: the PUCT tree (``Node``) and its steps (``select``, ``expand``, ``backup``),
+the door to the network (``process_policy``), the batched driver that searches many trees
+at once (``batched.py``), the two search policies over it and the one entry point
+(``policies.py``: ``search``, ``puct_policy``, ``gumbel_policy``), their parameters
+(``params.py``: ``SearchParams``), Gumbel AlphaZero's selection (``gumbel.py``) and the
+functions that choose the move once a search is done (``choice.py``)."""
 
-from .batched import Selector, run_simulations, search_step
+from .batched import RootSearch, run, search_step
 from .choice import Choice, by_visits, candidates, detach, quickest_win, visit_distribution
-from .gumbel import (
-    GumbelParams,
-    GumbelRoot,
-    gumbel_choice,
-    gumbel_search,
-    gumbel_select,
-    gumbel_selector,
-    improved_policy,
-    reroot,
+from .gumbel import GumbelRoot, gumbel_choice, improved_policy, reroot
+from .node import Node, add_dirichlet_noise, backup, expand, puct_child, select
+from .params import C_PUCT, GumbelParams, RootNoise, SearchParams
+from .policies import (
+    SearchOutput,
+    SearchPolicy,
+    gumbel_policy,
+    make_policy,
+    puct_policy,
+    search,
 )
-from .node import Node, add_dirichlet_noise, backup, expand, select
 from .policy import (
     EvaluationCache,
     Policy,
@@ -25,13 +27,18 @@ from .policy import (
 )
 
 __all__ = [
+    "C_PUCT",
     "Choice",
     "EvaluationCache",
     "GumbelParams",
     "GumbelRoot",
     "Node",
     "Policy",
-    "Selector",
+    "RootNoise",
+    "RootSearch",
+    "SearchOutput",
+    "SearchParams",
+    "SearchPolicy",
     "add_dirichlet_noise",
     "backup",
     "by_visits",
@@ -39,15 +46,17 @@ __all__ = [
     "detach",
     "expand",
     "gumbel_choice",
-    "gumbel_search",
-    "gumbel_select",
-    "gumbel_selector",
+    "gumbel_policy",
     "improved_policy",
+    "make_policy",
     "process_policies",
     "process_policy",
+    "puct_child",
+    "puct_policy",
     "quickest_win",
     "reroot",
-    "run_simulations",
+    "run",
+    "search",
     "search_step",
     "select",
     "symmetric_policy",

@@ -1,136 +1,103 @@
 """Many trees searched at once: every step, one leaf (or a few) per tree, one network call.
 
 This is where self-play and evaluation spend their time. A step walks each tree to a leaf
-(``select``), evaluates all the leaves that need the network in one ``process_policies`` call,
-then ``expand``s them and ``backup``s every path. Finished and proven leaves skip the network.
+(each root's ``RootSearch.walk``: the search policy's selection), evaluates all the leaves
+that need the network in one ``process_policies`` call, then ``expand``s them and
+``backup``s every path. Finished and proven leaves skip the network. The driver knows
+nothing of PUCT or Gumbel: a policy (``policies.py``) makes each root's ``RootSearch``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+
+from .choice import Choice
 from .collector import rare_full_collections
-from .node import (
-    Node,
-    add_dirichlet_noise,
-    backup,
-    expand,
-    needs_evaluation,
-    revert,
-    select,
-)
+from .node import Node, backup, expand, needs_evaluation, revert
 from .policy import Policy, process_policies
 
-Selector = Callable[[Node], list[Node]]
-"""Walks one tree from its root to a leaf, counting the visits: ``[root, ..., leaf]``."""
+
+@dataclass(eq=False)
+class RootSearch:
+    """One root's search in progress, as a search policy began it (``SearchPolicy.begin``)."""
+
+    node: Node
+    """The root searched (for Gumbel a fresh copy of the node it was given)."""
+    remaining: int
+    """Simulations still to run; ``search_step`` counts them down."""
+    walk: Callable[[], list[Node]]
+    """One simulation's selection: the path ``[root, ..., leaf]``, visits counted."""
+    choose: Callable[[float, np.random.Generator, float | None], Choice]
+    """Once the search is done, ``choose(tau, rng, value_cutoff)``: the move to play,
+    detached with its subtree as the new root. PUCT samples by visits sharpened by
+    temperature ``tau`` (``Node.next``); Gumbel's root noise has already decided."""
+    leaves: int = 1
+    """Leaves selected per step (a virtual loss keeps them apart)."""
+    virtual_loss: float = 0.0
+    noise: Callable[[Node], None] | None = None
+    """Root noise still to add, once the root has children (then set to None)."""
+
+    def add_noise_if_due(self) -> None:
+        """Give the root its noise if it is due and has children to take it."""
+        if self.noise is not None and self.node.children:
+            noise, self.noise = self.noise, None
+            noise(self.node)
 
 
-def run_simulations(
-    roots: Sequence[Node],
-    policy: Policy,
-    simulations: int | Sequence[int],
-    c_puct: float,
-    *,
-    leaves_per_tree: int = 1,
-    virtual_loss: float = 1.0,
-    noise: tuple[Any, ...] | None = None,
-    noise_roots: Collection[Node] | None = None,
-    selector: Selector | None = None,
-) -> int:
-    """Run more simulations on each root; return the network calls made.
-
-    ``simulations`` is one count for every root or one per root. The first simulation of a
-    fresh root evaluates the root itself (as ``explore`` does), so a fresh root ends with
-    ``N == simulations``. ``noise = (alpha, weight, rng[, alpha_is_total])`` mixes Dirichlet
-    noise into the priors of each root (or only of ``noise_roots``) once they exist. With
-    ``leaves_per_tree > 1`` a virtual loss of ``virtual_loss`` keeps the leaves of one step
-    apart. ``selector`` replaces PUCT's ``select`` (Gumbel search: ``gumbel.py``).
-    """
-    counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
-    noise_due = (
-        set() if noise is None else {id(r) for r in (roots if noise_roots is None else noise_roots)}
-    )
-    remaining = [n if root.game.score is None else 0 for n, root in zip(counts, roots, strict=True)]
+def run(searches: Sequence[RootSearch], policy: Policy) -> int:
+    """Run every search to its end; return the network calls made."""
     calls = 0
-    while any(remaining):
-        calls += search_step(
-            roots,
-            policy,
-            remaining,
-            c_puct,
-            leaves_per_tree=leaves_per_tree,
-            virtual_loss=virtual_loss,
-            noise=noise,
-            noise_due=noise_due,
-            selector=selector,
-        )
+    for search in searches:
+        if search.node.game.score is not None:
+            search.remaining = 0
+    while any(search.remaining for search in searches):
+        calls += search_step(searches, policy)
     return calls
 
 
-def search_step(
-    roots: Sequence[Node],
-    policy: Policy,
-    remaining: list[int],
-    c_puct: float,
-    *,
-    leaves_per_tree: int = 1,
-    virtual_loss: float = 1.0,
-    noise: tuple[Any, ...] | None = None,
-    noise_due: set[int] | None = None,
-    selector: Selector | None = None,
-) -> int:
+def search_step(searches: Sequence[RootSearch], policy: Policy) -> int:
     """One step of the search over many trees; return the network calls made (0 or 1).
 
-    Each root with simulations left (``remaining [B]``, decreased in place) gets up to
-    ``leaves_per_tree`` leaves selected; the leaves that need the network are evaluated in
-    one call, expanded, and every path is backed up. Callers that move a game on as soon as
-    its own search is done (self-play) call this directly, so the batch stays full.
+    Each search with simulations left gets up to ``leaves`` leaves selected (its
+    ``remaining`` decreased); the leaves that need the network are evaluated in one call,
+    expanded, and every path is backed up. Callers that move a game on as soon as its own
+    search is done (self-play) call this directly, so the batch stays full.
 
-    Root noise is added here and nowhere else: a root in ``noise_due`` (by ``id``) gets
-    Dirichlet ``noise`` once it has children, before its first selection if it has them
-    already (a subtree kept from the last move), else as it is expanded; its ``id`` then
-    leaves the set.
-    ``selector`` walks each tree instead of PUCT's ``select`` (which the virtual loss is for).
+    Root noise is added here and nowhere else: before a root's first selection if it has
+    children already (a subtree kept from the last move), else as it is expanded.
     The garbage collector's full collections are rare meanwhile (``collector.py``).
     """
     with rare_full_collections:
-        loss = virtual_loss if leaves_per_tree > 1 else 0.0
-        if selector is not None:
-            loss = 0.0
-        paths: list[list[Node]] = []
+        paths: list[tuple[list[Node], float]] = []
         pending: dict[int, Node] = {}  # leaves to evaluate this step, by identity
-        for i, root in enumerate(roots):
-            _add_noise_if_due(root, noise, noise_due)
-            for _ in range(min(leaves_per_tree, remaining[i])):
-                path = selector(root) if selector is not None else select(root, c_puct, loss)
+        for search in searches:
+            search.add_noise_if_due()
+            for _ in range(min(search.leaves, search.remaining)):
+                path = search.walk()
                 leaf = path[-1]
                 if needs_evaluation(leaf):
                     if id(leaf) in pending:  # picked twice: give the simulation back
-                        revert(path, loss)
+                        revert(path, search.virtual_loss)
                         break
                     pending[id(leaf)] = leaf
-                paths.append(path)
-                remaining[i] -= 1
+                paths.append((path, search.virtual_loss))
+                search.remaining -= 1
         values: dict[int, float] = {}
         if pending:
             leaves = list(pending.values())
             priors, leaf_values = process_policies(policy, [leaf.game for leaf in leaves])
             for leaf, prior, value in zip(leaves, priors, leaf_values, strict=True):
                 expand(leaf, prior, float(value))
-                if leaf.mother is None:
-                    _add_noise_if_due(leaf, noise, noise_due)
                 values[id(leaf)] = float(value)
-        for path in paths:
+            for search in searches:  # the roots expanded just now
+                if id(search.node) in pending:
+                    search.add_noise_if_due()
+        for path, loss in paths:
             leaf = path[-1]
             # A proof found on expansion beats the network's estimate.
             value = leaf.solved if leaf.solved is not None else values[id(leaf)]
             backup(path, value, loss)
         return 1 if pending else 0
-
-
-def _add_noise_if_due(root: Node, noise: tuple[Any, ...] | None, due: set[int] | None) -> None:
-    """Give ``root`` its Dirichlet noise if it is due one and has children to take it."""
-    if noise is not None and due and root.children and id(root) in due:
-        due.discard(id(root))
-        add_dirichlet_noise(root, *noise)

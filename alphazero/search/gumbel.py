@@ -21,28 +21,16 @@ search, from the point of view of the player to move at the node whose moves the
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .batched import Selector, run_simulations
 from .choice import Choice, candidates, detach, quickest_win, winning_children
 from .node import PROB_FLOOR, Node, expand
-from .policy import Policy
+from .params import GumbelParams
 
 _LOW_LOGIT = -1e9
-
-
-@dataclass(frozen=True)
-class GumbelParams:
-    """Constants of the Gumbel search (mctx's defaults; the paper's Go and chess runs used
-    ``c_scale`` 1.0, a target that follows the search's Q more and the prior less)."""
-
-    considered: int = 16
-    """Moves sampled at the root (fewer when fewer are legal)."""
-    c_visit: float = 50.0
-    c_scale: float = 0.1
 
 
 def considered_visits(considered: int, simulations: int) -> tuple[int, ...]:
@@ -361,45 +349,3 @@ def reroot(node: Node) -> Node:
         expand(fresh, priors, node.raw_value)
         fresh.N = 1
     return fresh
-
-
-def gumbel_select(root: GumbelRoot) -> list[Node]:
-    """Walk from the root to a leaf, Gumbel's way; the path ``[root, ..., leaf]``.
-
-    Counts the visit on every node of the path, as ``select`` does (no virtual loss: the
-    schedule already spreads the simulations of one tree).
-    """
-    node = root.node
-    node.N += 1
-    path = [node]
-    if not node.children:
-        return path
-    child = root.select_action()
-    params = root.params
-    while True:
-        child.N += 1
-        child.V = child.W / child.N  # until backup adds this visit's value
-        path.append(child)
-        if not child.children or child.solved is not None:
-            return path
-        child = select_child(child, params)
-
-
-def gumbel_selector(roots: Sequence[GumbelRoot]) -> Selector:
-    """The ``search_step`` selector that walks each of ``roots`` Gumbel's way."""
-    by_node = {id(root.node): root for root in roots}
-    return lambda node: gumbel_select(by_node[id(node)])
-
-
-def gumbel_search(
-    nodes: Sequence[Node],
-    policy: Policy,
-    simulations: int,
-    params: GumbelParams,
-    rng: np.random.Generator | None,
-) -> list[GumbelRoot]:
-    """Search every node with ``simulations`` (one network call per step for all of them);
-    ``rng`` None searches without Gumbel noise. Pass each result to ``gumbel_choice``."""
-    roots = [GumbelRoot.start(node, simulations, params, rng) for node in nodes]
-    run_simulations(nodes, policy, simulations, c_puct=0.0, selector=gumbel_selector(roots))
-    return roots

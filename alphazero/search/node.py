@@ -22,14 +22,17 @@ only sign flip is ``value_to_parent``, applied where the player to move changes.
 
 The search is three small steps, shared by ``Node.explore`` (one simulation of one tree) and
 the batched driver in ``batched.py`` (many trees, one network call per step):
-``select`` walks to a leaf, ``expand`` attaches the children with their priors, ``backup``
-carries the leaf's value to the root.
+``select`` walks to a leaf, choosing each child by the search policy's root and interior
+selection (PUCT's is ``puct_child``), ``expand`` attaches the children with their priors,
+``backup`` carries the leaf's value to the root.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -43,6 +46,7 @@ from .choice import (
     visit_distribution,
     winning_children,
 )
+from .params import C_PUCT, RootNoise
 from .policy import Policy, process_policy
 
 PROB_FLOOR = 1e-30
@@ -132,14 +136,17 @@ class Node:
         return game
 
     # ------------------------------------------------------------- write-up API
-    def explore(self, policy: Policy, c_puct: float = 1.5) -> None:
-        """Run one simulation from this node (its first one evaluates the node itself).
+    def explore(self, policy: Policy, c_puct: float = C_PUCT) -> None:
+        """Run one simulation of PUCT from this node (its first one evaluates the node
+        itself).
 
-        The batched driver (``run_simulations``) does the same for many trees at once.
+        ``search`` (``policies.py``) does the same for many trees at once, one network call
+        per step.
         """
         if self.game.score is not None:
             return
-        path = select(self, c_puct)
+        puct = functools.partial(puct_child, c_puct=c_puct)
+        path = select(self, puct, puct)
         leaf = path[-1]
         value = leaf.solved
         if needs_evaluation(leaf):
@@ -206,41 +213,59 @@ def _to_chooser(value: float, node: Node) -> float:
     return value_to_parent(value, node.game, mother.game)
 
 
-def select(root: Node, c_puct: float, virtual_loss: float = 0.0) -> list[Node]:
-    """Walk from ``root`` to a leaf by largest ``U``; return the path ``[root, ..., leaf]``.
+ChildChoice = Callable[[Node], Node]
+"""Which child of an expanded node a simulation walks into: a search policy's root or
+interior selection (``puct_child``, or Gumbel's in ``gumbel.py``)."""
 
+
+def select(
+    root: Node,
+    root_action: ChildChoice,
+    interior_action: ChildChoice,
+    virtual_loss: float = 0.0,
+) -> list[Node]:
+    """Walk from ``root`` to a leaf; return the path ``[root, ..., leaf]``.
+
+    ``root_action`` picks the child at the root, ``interior_action`` at every node below it.
     A leaf is an unexpanded node, a finished game, or a node whose result is proven. Every
     node on the path counts the visit now and holds ``-virtual_loss`` until ``backup`` adds
     the real value, so further selections before the backup spread over other leaves.
     """
     root.N += 1
     path = [root]
-    node = root
-    while node.children:
-        if node.solved is not None and node is not root:
-            break
-        best = None
-        children = node.children.values()
-        if node.solved == 1.0:  # a proven win (only a root gets here): search its wins only
-            children = winning_children(node)
-            if children[0].game.score is not None:  # it wins at once: nothing to weigh
-                best = children[0]
-        if best is None:  # PUCT; at a proven loss or draw every move is equal, priors lead
-            scale = c_puct * math.sqrt(node.N)
-            best_u = -math.inf
-            for child in children:
-                u = child.V + scale * child.prob / (1 + child.N)
-                child.U = u
-                if u > best_u:
-                    best_u = u
-                    best = child
-        assert best is not None
-        best.N += 1
-        best.W -= virtual_loss
-        best.V = best.W / best.N
-        path.append(best)
-        node = best
-    return path
+    if not root.children:
+        return path
+    child = root_action(root)
+    while True:
+        child.N += 1
+        child.W -= virtual_loss
+        child.V = child.W / child.N
+        path.append(child)
+        if not child.children or child.solved is not None:
+            return path
+        child = interior_action(child)
+
+
+def puct_child(node: Node, c_puct: float) -> Node:
+    """The child with the largest ``U = V + c_puct * prob * sqrt(N) / (1 + N_child)``,
+    each child's ``U`` kept; at a proven win only the winning children are weighed."""
+    best = None
+    children = node.children.values()
+    if node.solved == 1.0:  # a proven win (only a root gets here): search its wins only
+        children = winning_children(node)
+        if children[0].game.score is not None:  # it wins at once: nothing to weigh
+            return children[0]
+    # At a proven loss or draw every move is equal: the priors lead.
+    scale = c_puct * math.sqrt(node.N)
+    best_u = -math.inf
+    for child in children:
+        u = child.V + scale * child.prob / (1 + child.N)
+        child.U = u
+        if u > best_u:
+            best_u = u
+            best = child
+    assert best is not None
+    return best
 
 
 def needs_evaluation(leaf: Node) -> bool:
@@ -317,19 +342,19 @@ def revert(path: list[Node], virtual_loss: float = 0.0) -> None:
         node.V = node.W / node.N if node.N else 0.0
 
 
-def add_dirichlet_noise(
-    root: Node, alpha: float, weight: float, rng: np.random.Generator, alpha_is_total: bool = False
-) -> None:
-    """Mix Dirichlet(``alpha``) noise into the root's priors: ``(1 - weight) p + weight n``.
+def add_dirichlet_noise(root: Node, noise: RootNoise, rng: np.random.Generator) -> None:
+    """Mix Dirichlet(``noise.alpha``) noise into the root's priors: ``(1 - weight) p +
+    weight n``.
 
-    With ``alpha_is_total`` the concentration is spread over the legal moves (``alpha /
+    With ``noise.alpha_is_total`` the concentration is spread over the legal moves (``alpha /
     moves`` each), so the noise is as strong with 7 moves as with 225.
     """
     children = list(root.children.values())
-    if not children or weight <= 0:
+    if not children or noise.weight <= 0:
         return
-    each = alpha / len(children) if alpha_is_total else alpha
-    noise = rng.dirichlet([each] * len(children))
-    for child, eta in zip(children, noise, strict=True):
+    weight = noise.weight
+    each = noise.alpha / len(children) if noise.alpha_is_total else noise.alpha
+    noise_shares = rng.dirichlet([each] * len(children))
+    for child, eta in zip(children, noise_shares, strict=True):
         child.prob = prob = (1 - weight) * child.prob + weight * float(eta)
         child.logit = log_prior(prob)

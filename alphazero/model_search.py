@@ -1,0 +1,77 @@
+"""How a trained model searches when it plays: its run's ``search:`` section, then flags.
+
+A model in a run folder (``RUN``, ``RUN/best.keras``, ``RUN/models/iter_NNNN.keras``) was
+trained with the search its ``RUN/config.yaml`` names. ``trained_search`` reads it;
+``play_search`` is what ``play.py``, its hints, ``--web``, ``benchmarks/strength.py`` and
+the evaluation ladder search with: the run's settings, with the algorithm ``PLAY_ALGORITHM``
+unless the caller names one. A model file without a run has only the defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checkpoints import CONFIG_FILE, RunDir
+from .config import SearchConfig
+from .search.params import SearchParams
+
+PLAY_ALGORITHM: str | None = "puct"
+"""The search a model plays with unless told otherwise, with its run's constants; None:
+the algorithm it was trained with. docs/research/play_search.md measures both on the
+Connect Four flagship (trained with Gumbel)."""
+
+
+def run_folder(path: str | os.PathLike[str]) -> Path | None:
+    """The run folder a model belongs to (the folder itself, or the folder of its file, or
+    the run above ``models/``), if it has a ``config.yaml``."""
+    path = Path(path)
+    for folder in (path, path.parent, path.parent.parent):
+        if folder.is_dir() and (folder / CONFIG_FILE).is_file():
+            if folder == path.parent.parent and path.parent.name != "models":
+                continue
+            return folder
+    return None
+
+
+def trained_search(path: str | os.PathLike[str]) -> SearchParams:
+    """The search the model at ``path`` was trained with (``CheckpointError`` for a broken
+    ``config.yaml``); the defaults for a model without a run folder."""
+    folder = run_folder(path)
+    if folder is None:
+        return SearchConfig().params()
+    return RunDir(folder).load_config().search.params()
+
+
+def play_search(
+    trained: SearchParams,
+    algorithm: str | None = None,
+    c_puct: float | None = None,
+    leaves: int | None = None,
+) -> SearchParams:
+    """The search to play with: ``trained``, its algorithm replaced by ``algorithm`` (else
+    by ``PLAY_ALGORITHM`` if that is set), and ``c_puct`` and ``leaves`` (leaves per tree)
+    where given."""
+    algorithm = algorithm or PLAY_ALGORITHM or trained.algorithm
+    changes: dict[str, object] = {"algorithm": algorithm}
+    if c_puct is not None:
+        changes["c_puct"] = c_puct
+    if leaves is not None:
+        changes["leaves_per_tree"] = leaves
+    return dataclasses.replace(trained, **changes)
+
+
+@dataclass(frozen=True)
+class PlaySearch:
+    """What a person asked of a model's search (``play.py --search``, ``--c-puct``); None:
+    as ``play_search`` decides from the model's run."""
+
+    algorithm: str | None = None
+    c_puct: float | None = None
+
+    def resolve(self, path: str | os.PathLike[str], leaves: int | None = None) -> SearchParams:
+        """The search the model at ``path`` plays with (``CheckpointError`` for a run folder
+        whose ``config.yaml`` is broken)."""
+        return play_search(trained_search(path), self.algorithm, self.c_puct, leaves)

@@ -1,0 +1,74 @@
+"""``SearchParams``: the one record of how a model searches, wherever it plays.
+
+Self-play, the evaluation ladder, ``play.py`` (its hints and ``--web`` too), the strength
+benchmark and the solved-position benchmarks all build their search from one of these, made
+from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config.py``), so
+a model plays as it was trained unless a caller says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+C_PUCT = 1.5
+"""PUCT's exploration constant unless a config says otherwise: the weight of the prior
+against the mean value, ``U = V + c_puct * prob * sqrt(N_mother) / (1 + N)``."""
+
+
+@dataclass(frozen=True)
+class RootNoise:
+    """Dirichlet noise mixed into a root's priors, ``(1 - weight) p + weight n``: PUCT's
+    exploration for the self-play moves that become training examples."""
+
+    alpha: float = 0.3
+    """Concentration of each move's share (AlphaZero: 0.3 in chess, 0.03 in Go)."""
+    weight: float = 0.25
+    alpha_is_total: bool = False
+    """Read ``alpha`` as a total spread over the legal moves (``alpha / moves`` each)."""
+
+
+@dataclass(frozen=True)
+class GumbelParams:
+    """Constants of the Gumbel search (mctx's defaults; the paper's Go and chess runs used
+    ``c_scale`` 1.0, a target that follows the search's Q more and the prior less)."""
+
+    considered: int = 16
+    """Moves sampled at the root (fewer when fewer are legal)."""
+    c_visit: float = 50.0
+    c_scale: float = 0.1
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """How to search: which policy (``policies.py``) and its constants."""
+
+    algorithm: Literal["puct", "gumbel"] = "puct"
+    """``puct``: AlphaZero's search, visit counts as the policy target. ``gumbel``: Gumbel
+    AlphaZero's sequential halving at the root, the improved policy as the target."""
+    c_puct: float = C_PUCT
+    """PUCT's exploration constant (``puct`` only)."""
+    leaves_per_tree: int = 1
+    """``puct``: leaves selected per tree per network call, kept apart by a virtual loss."""
+    virtual_loss: float = 1.0
+    """``puct`` with ``leaves_per_tree`` above 1: the loss a selected path holds until its
+    value is backed up."""
+    noise: RootNoise = field(default_factory=RootNoise)
+    """``puct``: the root noise of searches asked to explore (self-play's recorded moves)."""
+    gumbel: GumbelParams = field(default_factory=GumbelParams)
+    """``gumbel``: its constants."""
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ("puct", "gumbel"):
+            raise ValueError(f"search algorithm must be puct or gumbel, got {self.algorithm!r}")
+        if self.c_puct <= 0:
+            raise ValueError(f"c_puct must be positive, got {self.c_puct:g}")
+        if self.leaves_per_tree < 1:
+            raise ValueError(f"leaves per tree must be at least 1, got {self.leaves_per_tree}")
+
+    def describe(self) -> str:
+        """One line naming the search, for a report: ``puct c_puct 1.5`` or ``gumbel 16``."""
+        if self.algorithm == "gumbel":
+            return f"gumbel (considered {self.gumbel.considered})"
+        leaves = f", {self.leaves_per_tree} leaves" if self.leaves_per_tree > 1 else ""
+        return f"puct (c_puct {self.c_puct:g}{leaves})"

@@ -1,0 +1,134 @@
+"""The pieces self-play's loop calls, one decision each, so the loop itself only batches.
+
+* How a game starts: ``random_opening`` (``selfplay.random_opening_share``) and, for a
+  ``weak_side_share`` game, which side plays weak (``weak_side``).
+* How much a move is searched: ``move_budget`` (playout cap randomisation: most moves get
+  the cheap search and are not recorded).
+* How the move is played: ``temperature`` and, for the weak side, ``random_move``.
+* When a game is given up: ``resigns``.
+* What a finished game teaches: ``value_targets``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import SearchConfig, SelfPlayConfig
+from .games.base import Game
+from .search import Choice, Node, detach
+
+
+def random_opening(
+    game: Game, selfplay: SelfPlayConfig, rng: np.random.Generator
+) -> tuple[Game, list[int]]:
+    """The position a new game starts from and the moves that led there: with chance
+    ``random_opening_share``, 1 to ``random_opening_moves`` uniformly random moves, else
+    none. The opening is not recorded.
+
+    A move that would end the game is never chosen, so every opening leaves a game to learn
+    from; the opening stops early if every legal move would end it. The moves count toward
+    ``temperature_moves`` as any other.
+    """
+    share = selfplay.random_opening_share
+    if not share or rng.random() >= share:
+        return game, []
+    moves: list[int] = []
+    for _ in range(int(rng.integers(1, selfplay.random_opening_moves + 1))):
+        going_on = [
+            (after, move)
+            for move in game.available_moves
+            if not (after := game.sim_move(move)).is_over
+        ]
+        if not going_on:
+            break
+        game, move = going_on[int(rng.integers(len(going_on)))]
+        moves.append(move)
+    return game, moves
+
+
+def weak_side(selfplay: SelfPlayConfig, rng: np.random.Generator) -> int | None:
+    """The side (+1 or -1) that plays weak in a new game, with chance ``weak_side_share``;
+    None: both play the full search."""
+    if rng.random() < selfplay.weak_side_share:
+        return int(rng.choice((1, -1)))
+    return None
+
+
+@dataclass(frozen=True)
+class MoveBudget:
+    """How one move is searched."""
+
+    simulations: int
+    recorded: bool
+    """Whether the move's search is full and becomes a training example (and so explores
+    with the search policy's root noise)."""
+    fresh_tree: bool = False
+    """Search from a fresh root, without the subtree kept from the last move."""
+
+
+def move_budget(
+    search: SearchConfig, selfplay: SelfPlayConfig, weak: bool, rng: np.random.Generator
+) -> MoveBudget:
+    """The search of the next move. With playout cap randomisation (``fast_simulations``) a
+    move gets the full search with chance ``full_search_share``, else the cheap one, which
+    only moves the game on. The weak side always gets its small search, from a fresh tree:
+    the subtree kept from the other side's full search would make it strong."""
+    if weak:
+        return MoveBudget(selfplay.weak_side_simulations, recorded=False, fresh_tree=True)
+    fast = selfplay.fast_simulations
+    if fast is None:
+        return MoveBudget(search.simulations, recorded=True)
+    full = bool(rng.random() < selfplay.full_search_share)
+    return MoveBudget(search.simulations if full else fast, recorded=full)
+
+
+def temperature(selfplay: SelfPlayConfig, moves: int, weak: bool) -> float:
+    """The temperature of move number ``moves``: 1 in the opening (``temperature_moves``)
+    and for the weak side, which samples every move; ``final_temperature`` after."""
+    return 1.0 if weak or moves < selfplay.temperature_moves else selfplay.final_temperature
+
+
+def random_move(root: Node, rng: np.random.Generator) -> Choice:
+    """A uniformly random legal move (a weak-side blunder), detached as ``Node.next`` does.
+
+    Weak-side moves are never recorded, so the uniform policy in the ``Choice`` trains
+    nothing.
+    """
+    children = list(root.children.values())
+    chosen = children[int(rng.integers(len(children)))]
+    policy = np.zeros(root.game.num_actions, dtype=np.float32)
+    policy[[child.action for child in children]] = 1.0 / len(children)
+    return detach(root, chosen, policy)
+
+
+def resigns(selfplay: SelfPlayConfig, value: float, rng: np.random.Generator) -> tuple[bool, bool]:
+    """``(resigns, plays on to check)`` for a mover whose search value is ``value``: below
+    ``resign_threshold`` it resigns, except in the share ``resign_playthrough`` of cases,
+    which play on so that false resignations can be counted."""
+    threshold = selfplay.resign_threshold
+    if threshold is None or value >= threshold:
+        return False, False
+    if rng.random() < selfplay.resign_playthrough:
+        return False, True
+    return True, False
+
+
+def value_targets(
+    selfplay: SelfPlayConfig,
+    score: int,
+    players: list[int],
+    search_values: list[float],
+    move_numbers: list[int],
+    total_moves: int,
+) -> list[float]:
+    """The value target of each recorded position: the result ``score`` for the player to
+    move there (never assumed to alternate), discounted by ``value_discount`` per move still
+    to come, blended with the search's value by ``value_target_mix`` (less noisy early in
+    training, when results are mostly luck)."""
+    mix, discount = selfplay.value_target_mix, selfplay.value_discount
+    return [
+        (1 - mix) * (float(score * player) * discount ** (total_moves - 1 - move)) + mix * value
+        for player, value, move in zip(players, search_values, move_numbers, strict=True)
+    ]

@@ -1,0 +1,107 @@
+"""PUCT against Gumbel search for one model, head to head: which should play.py use?
+
+Both players search with the same network and the run's own settings (``config.yaml``:
+``c_puct``, Gumbel's constants), ``--sims`` simulations a move, without noise. Games start
+from random openings of ``--opening`` moves, each opening played twice with the sides
+swapped (two searches without noise would otherwise replay the same game). Prints the
+score of PUCT with its 95% interval and each side's CPU seconds a move. Run:
+
+    python experiments/play_search.py --model checkpoints/pretrained/connect4 --games 100
+
+The correct-move shares of the two searches come from ``benchmarks/connect4_positions.py
+--search puct|gumbel``; both are in docs/research/play_search.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from alphazero.arena import play_match
+from alphazero.checkpoints import CheckpointError, load_model
+from alphazero.games import Game, make
+from alphazero.model_search import run_folder, trained_search
+from alphazero.network import InferenceModel
+from alphazero.play.models import config_game
+from alphazero.players import ModelPlayer
+
+
+def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:
+    """``count`` positions reached by ``moves`` uniformly random moves (none finished)."""
+    found: list[Game] = []
+    while len(found) < count:
+        game = start
+        for _ in range(moves):
+            if game.score is not None:
+                break
+            game = game.sim_move(int(rng.choice(game.available_moves)))
+        if game.score is None:
+            found.append(game)
+    return found
+
+
+class Timed:
+    """A player with the CPU seconds its moves took."""
+
+    def __init__(self, player: ModelPlayer) -> None:
+        self.player, self.name, self.cpu, self.moves = player, player.name, 0.0, 0
+
+    def batch_moves(self, games: list[Game]) -> list[int]:
+        began = time.process_time()
+        actions = self.player.batch_moves(games)
+        self.cpu += time.process_time() - began
+        self.moves += len(games)
+        return actions
+
+    def __call__(self, game: Game) -> int:
+        return self.batch_moves([game])[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", type=Path, required=True, help="a run folder")
+    parser.add_argument("--sims", type=int, default=800, help="simulations a move, both sides")
+    parser.add_argument("--games", type=int, default=100, help="games (an even number)")
+    parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    args = parser.parse_args()
+    folder = run_folder(args.model)
+    found = config_game(folder / "config.yaml") if folder is not None else None
+    if found is None:
+        parser.error(f"--model {args.model}: no run's config.yaml naming a game")
+
+    start = make(found[0], **found[1])
+    try:
+        trained = trained_search(args.model)
+        network = InferenceModel(load_model(args.model, start, compile=False), max_batch=1024)
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    players = {}
+    for algorithm in ("puct", "gumbel"):
+        search = dataclasses.replace(trained, algorithm=algorithm)
+        player = ModelPlayer(args.model, start, args.sims, search=search, inference=network)
+        player.name = f"{algorithm}:{args.sims}"
+        players[algorithm] = Timed(player)
+    rng = np.random.default_rng(args.seed)
+    pairs = openings(start, (args.games + 1) // 2, args.opening, rng)
+    queue = iter([game for game in pairs for _ in range(2)])
+    puct, gumbel = players["puct"], players["gumbel"]
+    result = play_match(puct, gumbel, lambda: next(queue), 2 * len(pairs))  # type: ignore[arg-type]
+    low, high = result.score_interval()
+    print(f"{args.model}, {args.sims} simulations, {2 * len(pairs)} games from "
+          f"{args.opening}-move openings (seed {args.seed})")  # fmt: skip
+    print(f"puct vs gumbel: {result.wins}/{result.draws}/{result.losses}, PUCT's score "
+          f"{result.score:.1%} (95% CI {low:.1%}-{high:.1%})")  # fmt: skip
+    for name, timed in players.items():
+        print(f"{name}: {timed.cpu / max(timed.moves, 1):.3f} CPU-s a move ({timed.moves} moves)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
