@@ -100,6 +100,12 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
+        (
+            bench / "gomoku_alphabeta.py",
+            ["--positions", str(tmp_path / "gone.txt")],
+            "--positions: No such file",
+        ),
         (bench / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "inference_engines.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "inference_engines.py", ["--engines", "onnx"], "--engines: unknown 'onnx'"),

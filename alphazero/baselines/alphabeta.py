@@ -23,6 +23,8 @@ sign only where the player to move changes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from ..games.base import Game
@@ -80,7 +82,7 @@ class AlphaBetaSearch:
         near = board.near_empty() or game.available_moves
         return self._ordered(near, me, self.width if inner else None), False
 
-    def _ordered(self, cells, me: int, keep: int | None) -> list[int]:
+    def _ordered(self, cells: Iterable[int], me: int, keep: int | None) -> list[int]:
         cells = list(cells)
         self.rng.shuffle(cells)  # ties in gain broken by the seed, not by cell number
         gain = self.board.gain
