@@ -426,6 +426,8 @@ class RunDir:
             rewritten.append(METADATA_FILE)
         rewritten += self._drop_optimizers(metadata)
         for copy, source in ((LATEST_FILE, metadata["model"]), (BEST_FILE, metadata["best"])):
+            if source in (copy, resume_point(metadata)):  # a slimmed folder (slim_run)
+                continue
             copy_file, source_file = self.path / copy, self.path / source
             if not copy_file.is_file() or copy_file.read_bytes() != source_file.read_bytes():
                 atomic_copy(source_file, copy_file)

@@ -1,58 +1,106 @@
-"""Drop the optimizer's state from a run folder's model files but its resume point, in place:
+"""Slim a run folder in place to what play, the report and an exact ``--resume`` read:
 ``python -m alphazero.slim_run RUN_DIR...``.
 
-What a save with this version does to a folder of the earlier layout (where every model file
-carried Adam's moments, three times the weights), done at once for a whole folder, kept
-models included, e.g. before committing it. It holds the run's lock, so it refuses a folder
-that a trainer is writing, and a kill at any moment leaves the folder resumable (running it
-again finishes the work); a converted folder is left as it is.
+A slimmed folder holds ``config.yaml``, ``metadata.json``, ``metrics.jsonl``, ``best.keras``,
+the resume point (``resume_NNNN.keras``, the newest model with its optimizer's state) and the
+replay buffer it resumes with: no per-iteration models and no ``latest.keras``, which repeat
+weights held elsewhere. This is how a shipped model, or a long run committed between sittings,
+is kept. ``--keep-models`` only drops the optimizer's state from every model file but the
+resume point (a folder of the first format gets its resume point first).
+
+It holds the run's lock, so it refuses a folder that a trainer is writing. Every step is an
+atomic rename and ``metadata.json`` switches before any file it stops naming is deleted, so a
+kill at any moment leaves the folder resumable, and running it again finishes the work.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import sys
 from pathlib import Path
 
-from .checkpoints import METADATA_FILE, CheckpointError, RunDir
+from .atomic import atomic_write_text
+from .checkpoints import (
+    BEST_FILE,
+    LATEST_FILE,
+    METADATA_FILE,
+    MODELS_DIR,
+    CheckpointError,
+    RunDir,
+    json_default,
+)
 from .run_guard import RunLock
 
 
-def _model_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*.keras") if p.is_file())
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def slim_run(path: str | os.PathLike[str]) -> list[str]:
-    """Convert the run folder ``path`` in place (``RunDir.drop_optimizer_states``) holding
-    its lock; the files rewritten. Every problem is a one-line ``CheckpointError``."""
+def slim_run(path: str | os.PathLike[str], *, keep_models: bool = False) -> list[str]:
+    """Slim the run folder ``path`` in place, holding its lock; the files rewritten or
+    removed (relative names). Every problem is a one-line ``CheckpointError``."""
     folder = Path(path)
     if not (folder / METADATA_FILE).is_file():  # the lock would make a missing folder
         raise CheckpointError(f"{folder}: not a run folder with a checkpoint ({METADATA_FILE})")
     with RunLock(folder):
-        return RunDir(folder).drop_optimizer_states()
+        run = RunDir(folder)
+        changed = run.drop_optimizer_states()
+        if not keep_models:
+            changed += _drop_models(run)
+        return changed
+
+
+def _drop_models(run: RunDir) -> list[str]:
+    """Point ``metadata.json`` at ``best.keras`` and the resume point instead of per-iteration
+    models, then delete those models and ``latest.keras``; the names changed."""
+    metadata = run.read_metadata()
+    slim = {**metadata, "model": metadata["resume"], "best": BEST_FILE, "kept_models": []}
+    changed: list[str] = []
+    if slim != metadata:
+        text = json.dumps(slim, indent=2, default=json_default) + "\n"
+        atomic_write_text(run.path / METADATA_FILE, text)  # the commit point
+        changed.append(METADATA_FILE)
+    models = run.path / MODELS_DIR
+    doomed = [run.path / LATEST_FILE, *sorted(models.glob("*.keras"))]
+    for file in doomed:
+        if file.is_file():
+            file.unlink()
+            changed.append(str(file.relative_to(run.path)))
+    with contextlib.suppress(OSError):  # only when empty
+        models.rmdir()
+    return changed
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.slim_run",
-        description="Drop the optimizer's state from every model file of a run folder but "
-        "its resume point (the layout train.py now writes).",
+        description="Slim run folders in place to what play, the report and an exact "
+        "--resume read: best.keras, the resume point, the replay buffer, config.yaml, "
+        "metadata.json and metrics.jsonl. Refuses a folder that a trainer is writing.",
     )
     parser.add_argument(
         "run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="run folders to slim"
     )
+    parser.add_argument(
+        "--keep-models",
+        action="store_true",
+        help="keep the per-iteration models and latest.keras; only drop the optimizer's "
+        "state from every model file but the resume point",
+    )
     args = parser.parse_args(argv)
     for folder in args.run_dirs:
-        before = _model_bytes(folder) if folder.is_dir() else 0
+        before = _folder_bytes(folder) if folder.is_dir() else 0
         try:
-            rewritten = slim_run(folder)
+            changed = slim_run(folder, keep_models=args.keep_models)
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        after = _model_bytes(folder)
-        what = ", ".join(rewritten) if rewritten else "nothing to do"
-        print(f"{folder}: {what}; model files {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
+        after = _folder_bytes(folder)
+        what = f"{len(set(changed))} files rewritten or removed" if changed else "already slim"
+        print(f"{folder}: {what}; {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
     return 0
 
 
