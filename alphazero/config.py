@@ -109,7 +109,8 @@ class SearchConfig:
     search meets a position again (a transposition, or the next move's search); 0: off."""
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
-    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/research/benchmarks.md), float32 elsewhere."""
+    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/research/benchmarks.md), float32
+    elsewhere."""
 
     def params(self) -> SearchParams:
         """The search these settings describe, for self-play, the ladder and play."""
@@ -149,11 +150,6 @@ class SelfPlayConfig:
     for every position before it. The weak side of ``weak_side_share`` games is not cut."""
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
-    symmetric_search: bool = False
-    """Search with the network averaged over every symmetric copy of each position
-    (``symmetric_policy``): as many times the inference as the board has symmetries (2 in
-    Connect Four, 8 on a square board), for a network that disagrees with itself less. The
-    training evaluation games search with the plain network, so their Elo stays comparable."""
     resign_threshold: float | None = field(default=None, metadata=_range(-1.0, 0.0))
     """Resign when the root value for the mover falls below this (None: never)."""
     resign_playthrough: float = field(default=0.1, metadata=_range(0.0, 1.0))
@@ -165,13 +161,6 @@ class SelfPlayConfig:
     """With ``fast_simulations``: the share of moves that get the full search."""
     value_target_mix: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Value target = (1 - mix) * game result + mix * search value (both for the mover)."""
-    value_discount: float = field(default=1.0, metadata=_range(0.5, 1.0))
-    """The game result in a value target counts ``value_discount ** (moves to the end - 1)``.
-    Below 1 a quick win is worth more than a slow one and a slow loss is less bad than a
-    quick one: in a game the first player wins with best play, the second player's positions
-    are otherwise all worth -1 and its search has no reason to prefer the stubborn defence
-    that a fallible opponent can go wrong against. (On Gomoku 6x6 it made the defence worse:
-    docs/learning_speed/gomoku.md.)"""
     weak_side_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games in which one side, drawn at random, searches every move afresh with
     only ``weak_side_simulations``, samples its move in proportion to the visits (temperature
@@ -416,9 +405,37 @@ def _check_range(value: Any, meta: dict[str, Any], key: str) -> None:
         raise ConfigError(f"{key}: must be {lower} and <= {high}, got {_shown(value)}")
 
 
+REMOVED_SETTINGS: dict[str, dict[str, Any]] = {
+    "selfplay": {"value_discount": 1.0, "symmetric_search": False},
+}
+"""Switches that are gone (their studies did not win: docs/research/learning_speed.md), with
+the value that left them off. A run folder's ``config.yaml`` names every key: one that names
+a removed switch at that value still loads; any other value is a one-line error."""
+
+
+def _without_removed(data: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """``data`` without the removed switches that are off; ``ConfigError`` for one that is
+    on."""
+    removed = REMOVED_SETTINGS.get(prefix.rstrip("."), {})
+    kept = {}
+    for key, value in data.items():
+        if key not in removed:
+            kept[key] = value
+        elif (
+            type(value) is not type(removed[key])
+            and not (isinstance(removed[key], float) and type(value) is int)
+        ) or value != removed[key]:
+            raise ConfigError(
+                f"{prefix}{key}: this switch is gone (its study did not win, "
+                f"docs/research/learning_speed.md); remove it from the config"
+            )
+    return kept
+
+
 def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    data = _without_removed(data, prefix)
     # Sorted as text: YAML keys may be integers, null or true beside strings.
     unknown = sorted((key for key in data if key not in fields), key=str)
     if unknown:

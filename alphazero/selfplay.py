@@ -37,7 +37,6 @@ from .search import (
     SearchPolicy,
     make_policy,
     search_step,
-    symmetric_policy,
 )
 from .search.collector import rare_full_collections
 from .selfplay_results import Examples, SelfPlayStats
@@ -159,7 +158,7 @@ def _play(
     a full collection due between two steps (choosing moves, re-rooting) would walk
     TensorFlow's objects and the trees and find nothing (docs/research/benchmarks.md).
     """
-    policy, cache = _evaluator(policy, search, selfplay, new_game)
+    policy, cache = _evaluator(policy, search)
     searcher = make_policy(search.params())
     carrying = paused is not None
     waiting = deque(paused or [])  # paused games still to go on, in order
@@ -213,14 +212,9 @@ def _play(
     return _stack(out.planes, out.policies, out.values, new_game), stats, carried
 
 
-def _evaluator(
-    policy: Policy, search: SearchConfig, selfplay: SelfPlayConfig, new_game: Callable[[], Game]
-) -> tuple[Policy, EvaluationCache | None]:
-    """What the search calls: the network, averaged over symmetries with
-    ``symmetric_search``, behind an evaluation cache with ``search.evaluation_cache`` (one a
-    call: its answers are those of this call's weights)."""
-    if selfplay.symmetric_search:
-        policy = symmetric_policy(policy, new_game())
+def _evaluator(policy: Policy, search: SearchConfig) -> tuple[Policy, EvaluationCache | None]:
+    """What the search calls: the network, behind an evaluation cache with
+    ``search.evaluation_cache`` (one a call: its answers are those of this call's weights)."""
     if not search.evaluation_cache:
         return policy, None
     cache = EvaluationCache(policy, search.evaluation_cache)
@@ -381,12 +375,7 @@ def _finish(
         stats.false_resignations += 1
     game = slot.root.game
     targets = moves.value_targets(
-        selfplay,
-        score,
-        [r[2] for r in slot.records],
-        [r[3] for r in slot.records],
-        [r[4] for r in slot.records],
-        slot.moves,
+        selfplay, score, [r[2] for r in slot.records], [r[3] for r in slot.records]
     )
     for (board, policy, *_), outcome in zip(slot.records, targets, strict=True):
         pairs = game.symmetries(board, policy) if selfplay.augment else [(board, policy)]

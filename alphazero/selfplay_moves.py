@@ -120,15 +120,12 @@ def value_targets(
     score: int,
     players: list[int],
     search_values: list[float],
-    move_numbers: list[int],
-    total_moves: int,
 ) -> list[float]:
     """The value target of each recorded position: the result ``score`` for the player to
-    move there (never assumed to alternate), discounted by ``value_discount`` per move still
-    to come, blended with the search's value by ``value_target_mix`` (less noisy early in
-    training, when results are mostly luck)."""
-    mix, discount = selfplay.value_target_mix, selfplay.value_discount
+    move there (never assumed to alternate), blended with the search's value by
+    ``value_target_mix`` (less noisy early in training, when results are mostly luck)."""
+    mix = selfplay.value_target_mix
     return [
-        (1 - mix) * (float(score * player) * discount ** (total_moves - 1 - move)) + mix * value
-        for player, value, move in zip(players, search_values, move_numbers, strict=True)
+        (1 - mix) * float(score * player) + mix * value
+        for player, value in zip(players, search_values, strict=True)
     ]

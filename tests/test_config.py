@@ -101,7 +101,7 @@ def test_a_ladder_model_spec_takes_every_model_form():
     [
         ("train: {learning_rate: .nan}", "train.learning_rate"),
         ("search: {dirichlet_alpha: .inf}", "search.dirichlet_alpha"),
-        ("selfplay: {value_discount: 1.0e+999}", "selfplay.value_discount"),
+        ("selfplay: {value_target_mix: 1.0e+999}", "selfplay.value_target_mix"),
     ],
 )
 def test_yaml_nan_and_inf_are_one_line_errors_naming_the_key(tmp_path, text, key):

@@ -61,18 +61,6 @@ def test_value_target_mix_blends_the_result_with_the_search_value():
     assert values == pytest.approx([0.75 * 1 + 0.25 * 0.2, 0.75 * -1 + 0.25 * -0.6])
 
 
-def test_value_discount_makes_a_slow_loss_less_bad_than_a_quick_one():
-    planes, policies, values = [], [], []
-    config = SelfPlayConfig(augment=False, value_discount=0.9)
-    _finish(finished_slot([1, -1, 1, -1, 1]), 1, config, SelfPlayStats(), planes, policies, values)
-    # The winning move itself counts in full; every move before it shrinks the result.
-    assert values == pytest.approx([0.9**4, -(0.9**3), 0.9**2, -0.9, 1.0])
-    # Extra turns (Dots and Boxes) count as moves: the discount is per move, not per turn.
-    values.clear()
-    _finish(finished_slot([1, 1, -1]), -1, config, SelfPlayStats(), planes, policies, values)
-    assert values == pytest.approx([-(0.9**2), -0.9, 1.0])
-
-
 def test_playout_cap_randomisation_keeps_only_full_searches():
     rng = np.random.default_rng(0)
     search = SearchConfig(simulations=16)
@@ -193,30 +181,6 @@ def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
     assert peak(True) > peak(False) + 0.15
 
 
-def test_symmetric_search_gives_mirror_images_the_same_visits():
-    def left_leaning(planes):
-        # Prefers the left columns and likes stones on the left: blind to the mirror.
-        batch = len(planes)
-        logits = np.tile(np.linspace(1.0, -1.0, 7), (batch, 1))
-        values = np.tanh(planes[:, :, :3, :2].sum(axis=(1, 2, 3)) - planes[:, :, 4:, :2].sum(
-            axis=(1, 2, 3)))  # fmt: skip
-        return logits, values
-
-    def first_target(symmetric: bool) -> np.ndarray:
-        search = SearchConfig(simulations=64, dirichlet_weight=0.0)
-        config = SelfPlayConfig(parallel_games=1, augment=False, symmetric_search=symmetric)
-        rng = np.random.default_rng(0)
-        examples, _ = play_games(
-            lambda: make("connect4"), left_leaning, 1, search, config, rng, False
-        )
-        return examples.policies[0] * 63  # visits of the empty board's children
-
-    plain, symmetric = first_target(False), first_target(True)
-    assert np.abs(plain - plain[::-1]).max() > 10
-    # Ties are broken by column order, so mirror columns may differ by one visit.
-    assert np.abs(symmetric - symmetric[::-1]).max() <= 1 + 1e-6
-
-
 def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
     """Tic-tac-toe with every move sampled from the visits: the search's second-rate moves
     decide many games. With the cutoff only moves valued about as well as the most visited
@@ -251,3 +215,21 @@ def test_each_game_is_handed_over_with_its_examples_as_it_ends():
         np.testing.assert_array_equal(joined, getattr(examples, part))
     assert arrived[-1][1].lengths == stats.lengths
     assert moves == sorted(moves) and moves[-1] == stats.moves
+
+
+@pytest.mark.parametrize(
+    ("setting", "off", "on"),
+    [("value_discount", 1.0, 0.9), ("symmetric_search", False, True)],
+)
+def test_a_removed_switch_loads_when_off_and_is_one_line_when_on(tmp_path, setting, off, on):
+    """A run folder's config.yaml names every key, the removed ones too: at the value that
+    left them off the run still resumes; any other value says the switch is gone."""
+    from alphazero.config import ConfigError, load_config
+
+    path = tmp_path / "run.yaml"
+    path.write_text(f"selfplay: {{{setting}: {str(off).lower()}}}\n")
+    assert load_config(path).selfplay == SelfPlayConfig()
+    path.write_text(f"selfplay: {{{setting}: {str(on).lower()}}}\n")
+    with pytest.raises(ConfigError, match=f"selfplay.{setting}: this switch is gone") as error:
+        load_config(path)
+    assert "\n" not in str(error.value)
