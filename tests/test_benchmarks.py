@@ -113,6 +113,9 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (bench / "training_step.py", ["--steps", "0"], "--steps must be at least 1"),
         (bench / "training_step.py", ["--networks", "9x9"], "--networks: unknown '9x9'"),
         (bench / "play_speed.py", ["--leaves", "0"], "--leaves and --old-leaves must be"),
+        (bench / "play_startup.py", ["--runs", "0"], "--runs must be at least 1"),
+        (bench / "play_startup.py", ["--version", "old"], "expected LABEL=FOLDER, got 'old'"),
+        (bench / "play_startup.py", ["--version", f"old={tmp_path}"], "no play.py there"),
         (bench / "gumbel_python_ab.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "gumbel_python_ab.py", ["--base", "no-such-rev"], "--base: no alphazero/"),
         (

@@ -437,10 +437,10 @@ def test_after_a_game_another_is_offered_with_sides_swapped_and_a_running_score(
     second = [*TICTACTOE_POINTS, "n", "b2"]
     out, _ = play(["--game", "tictactoe", "--p2", "random", "--seed", "6"],
                   lines(*first, *second), tmp_path)  # fmt: skip
-    assert "another game, sides swapped (random moves first)? [Y/n] " in out
+    assert "another game, sides swapped (random moves first)? (Y/n) " in out
     assert "answer y (another game) or n (stop)" in out
     assert "--- game 2 ---" in out and "X (random) against O (you)" in out
-    assert "another game, sides swapped (you move first)? [Y/n] " in out
+    assert "another game, sides swapped (you move first)? (Y/n) " in out
     assert len(re.findall(r"^result: ", out, re.M)) == 2
     assert re.search(r"^score after 1 game: you \d, random \d, draws \d$", out, re.M)
     assert re.search(r"^score after 2 games: you \d, random \d, draws \d$", out, re.M)
@@ -874,7 +874,7 @@ def play_again_at_a_terminal(tmux: list[str], wait_for) -> None:
     running score on the screen; Ctrl-C in the second game leaves with exit code 0."""
     for point in TICTACTOE_POINTS:
         subprocess.run([*tmux, "send-keys", "-t", "game", point, "Enter"], check=True)
-    shown = wait_for("another game, sides swapped (random moves first)? [Y/n]")
+    shown = wait_for("another game, sides swapped (random moves first)? (Y/n)")
     assert re.search(r"score after 1 game: you \d, random \d, draws \d", shown)
     subprocess.run([*tmux, "send-keys", "-t", "game", "Enter"], check=True)  # yes, the default
     shown = wait_for("X (random) against O (you)")
