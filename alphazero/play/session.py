@@ -234,7 +234,7 @@ class Session:
         name = self.name(next_first)
         who = "you move first" if name == "you" else f"{name} moves first"
         while True:
-            line = self.reader.read(f"another game, sides swapped ({who})? [Y/n] ")
+            line = self.reader.read(f"another game, sides swapped ({who})? (Y/n) ")
             if line is None:
                 raise Leave("end of input")
             answer = line.strip().lower()
