@@ -12,12 +12,14 @@ once it has run to the end); the table says how many. Run:
 
 A model plays as in ``play.py``: the same player (``model:PATH:SIMS``), with play's leaves per
 network call and engine, every position of a batch searched at once. The table has one row
-per set: the mistake rate with its 95% (Wilson) interval, and the simulations a move.
+per set: the mistake rate with its 95% (Wilson) interval, and the simulations a move. Stopped
+with Ctrl-C (or ``kill``), it prints the row of the set it was scoring over the positions done.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,17 +47,26 @@ SET_NAMES = {label.replace(" ", "-"): name for name, label in SETS}
 
 
 def choose(player: Player, positions: Sequence[PonsPosition], label: str) -> list[int]:
-    """The player's move in each position, a batch at a time where it can."""
+    """The player's move in each position, a batch at a time where it can; on an interrupt,
+    those of the batches done (the set's first positions)."""
     actions: list[int] = []
     with tqdm(total=len(positions), desc=label, unit="position", leave=False) as bar:
-        for start in range(0, len(positions), BATCH):
-            games = [p.game for p in positions[start : start + BATCH]]
-            if isinstance(player, BatchPlayer):
-                actions += player.batch_moves(games)
-            else:
-                actions += [player(game) for game in games]
-            bar.update(len(games))
+        try:
+            for start in range(0, len(positions), BATCH):
+                games = [p.game for p in positions[start : start + BATCH]]
+                if isinstance(player, BatchPlayer):
+                    moves = player.batch_moves(games)
+                else:
+                    moves = [player(game) for game in games]
+                actions += moves
+                bar.update(len(games))
+        except KeyboardInterrupt:
+            pass
     return actions
+
+
+def interrupted(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 def simulations_of(spec: str) -> str:
@@ -134,12 +145,21 @@ def main() -> int:
     print(f"{spec} on Pascal Pons' benchmark sets ({args.folder}):")
     print(HEADER, flush=True)
     kinds = []
+    # Stopped (Ctrl-C, or kill for a run in the background), a set's row covers its first
+    # positions scored and the sets after it are left out.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, interrupted)
     for label, positions, total in sets:  # a row as soon as its set is scored
         positions = positions[: args.limit]
         actions = choose(player, positions, label)
+        stopped = len(actions) < len(positions)
+        positions = positions[: len(actions)]
         wrong = [p.is_mistake(a) for p, a in zip(positions, actions, strict=True)]
         print(row(label, sum(wrong), len(positions), total, simulations), flush=True)
         kinds.append(f"{label} {by_result(positions, wrong)}")
+        if stopped:
+            print(f"stopped: {label} scored on its first {len(actions)} positions only")
+            break
     print("mistakes by the position's result (a lost position has none):")
     print("\n".join(kinds))
     return 0
