@@ -193,17 +193,9 @@ class ModelPlayer:
         answers most of them, with the same search results. The network's weights must not
         change while the player lives.
         """
-        if leaves is not None and leaves < 1:
-            raise ValueError(f"leaves must be at least 1, got {leaves}")
-        params = search if isinstance(search, SearchParams) else None
-        if params is None:
-            params = (search or PlaySearch()).resolve(path, leaves)
-        elif leaves is not None:
-            params = dataclasses.replace(params, leaves_per_tree=leaves)
-
         self.path = str(path)
         self.simulations = simulations
-        self.search = params
+        self.search = _search_params(search, path, leaves)
         self.top = top
         self.reuse_tree = reuse_tree
         self._kept: dict[Game, Node] = {}
@@ -308,6 +300,20 @@ class ModelPlayer:
 
     def __call__(self, game: Game) -> int:
         return self.batch_think([game], wdl=False)[0].action
+
+
+def _search_params(
+    search: SearchParams | PlaySearch | None, path: str | Path, leaves: int | None
+) -> SearchParams:
+    """``ModelPlayer``'s search: ``search`` as given, or resolved against the model's run,
+    with ``leaves`` leaves per tree where given."""
+    if leaves is not None and leaves < 1:
+        raise ValueError(f"leaves must be at least 1, got {leaves}")
+    if not isinstance(search, SearchParams):
+        return (search or PlaySearch()).resolve(path, leaves)
+    if leaves is None:
+        return search
+    return dataclasses.replace(search, leaves_per_tree=leaves)
 
 
 def _inside(node: Node, root_ids: set[int]) -> bool:
