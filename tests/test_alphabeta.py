@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from alphazero.arena import play_match
+from alphazero.baselines import gomoku_patterns
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
 from alphazero.baselines.gomoku_patterns import (
     BROKEN_THREE,
@@ -16,6 +17,7 @@ from alphazero.baselines.gomoku_patterns import (
     THREE,
     TWO,
     PatternBoard,
+    Shapes,
     shapes_for,
 )
 from alphazero.config import ConfigError, load_config
@@ -70,6 +72,22 @@ def test_a_line_is_read_as_its_named_shape(line, score):
     shape = shapes_for(5).line(len(line), own, opp)
     room = shape.score - score  # the windows' room, less than any shape's step
     assert 0 <= room < TWO
+
+
+def test_a_full_memo_starts_afresh_and_reads_lines_the_same(monkeypatch):
+    rng = np.random.default_rng(5)
+    lines = []
+    for _ in range(200):
+        cells = rng.integers(0, 3, size=15)  # 0 empty, 1 own, 2 the opponent's
+        own = sum(1 << p for p, v in enumerate(cells) if v == 1)
+        opp = sum(1 << p for p, v in enumerate(cells) if v == 2)
+        lines.append((15, own, opp))
+    expected = [Shapes(5).line(*line) for line in lines]
+    monkeypatch.setattr(gomoku_patterns, "MAX_MEMO", 30)
+    small = Shapes(5)
+    assert [small.line(*line) for line in lines] == expected
+    assert [small.gains(*line) for line in lines] == [Shapes(5).gains(*line) for line in lines]
+    assert sum(len(memo) for memo in (*small._lines, *small._gains)) <= 30
 
 
 def test_the_board_kept_move_by_move_equals_one_read_afresh():

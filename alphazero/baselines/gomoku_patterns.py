@@ -40,6 +40,10 @@ THREE = 150
 TWO = 100
 MAX_LINE = 26
 """The longest line (the largest board the game allows)."""
+MAX_MEMO = 500_000
+"""Line readings kept at most; past this the memo starts afresh. A deep search meets a few
+hundred thousand lines in a few dozen moves (about 250 bytes each), and a training run's
+ladder may play this player for days in one process."""
 SHAPE_SCORES = {
     "five": FIVE,
     "open four": OPEN_FOUR,
@@ -80,6 +84,7 @@ class Shapes:
         # by line length, then ``own << length | opp``
         self._lines: list[dict[int, Shape]] = [{} for _ in range(MAX_LINE + 1)]
         self._gains: list[dict[int, tuple[int, ...]]] = [{} for _ in range(MAX_LINE + 1)]
+        self._entries = 0
 
     def _win_cells(self, length: int, stones: int) -> tuple[bool, int]:
         """(whether ``stones`` hold ``n`` in a row, the empty cells that would complete one)."""
@@ -148,8 +153,16 @@ class Shapes:
         key = own << length | opp
         found = memo.get(key)
         if found is None:
+            self._count()
             found = memo[key] = self._read_line(length, own, opp)
         return found
+
+    def _count(self) -> None:
+        self._entries += 1
+        if self._entries > MAX_MEMO:
+            for memo in (*self._lines, *self._gains):
+                memo.clear()
+            self._entries = 0
 
     def _read_line(self, length: int, own: int, opp: int) -> Shape:
         score = wins = threes = fours = 0
@@ -178,6 +191,7 @@ class Shapes:
         key = own << length | opp
         found = memo.get(key)
         if found is None:
+            self._count()
             line = self.line
             mine, theirs = line(length, own, opp).score, line(length, opp, own).score
             taken = own | opp
