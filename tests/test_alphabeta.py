@@ -213,7 +213,8 @@ def test_the_arena_plays_it_against_a_model():
         game.plane_shape, game.num_actions, NetworkConfig(filters=8, blocks=1, value_hidden=8)
     )
     config = EvaluationConfig(opponents=["alphabeta:2"], games=2, simulations=4)
-    result = evaluate(model, config, lambda: make("gomoku", size=8, n_in_row=5), {}, 0, False)
+    ladder = {"alphabeta:2": 0.0}
+    result = evaluate(model, config, lambda: make("gomoku", size=8, n_in_row=5), ladder, 0, False)
     record = result["opponents"]["alphabeta:2"]
     assert record["opponent"] == "alphabeta:2"
     assert record["wins"] + record["draws"] + record["losses"] == 2
