@@ -38,7 +38,10 @@ class GameConfig:
     """Which game, built by ``alphazero.games.make(name, **params)``."""
 
     name: str = "connect4"
+    """The game's registered name: ``tictactoe``, ``connect4``, ``gomoku``, ``dots_and_boxes``."""
     params: dict[str, int] = field(default_factory=dict)
+    """The game's parameters, e.g. ``{size: 8, n_in_row: 5}``; missing ones take the game's
+    defaults."""
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,17 @@ class NetworkConfig:
     """The residual tower shared by every game."""
 
     filters: int = field(default=64, metadata=_range(1, 1024))
+    """Channels of every convolution of the residual tower."""
     blocks: int = field(default=5, metadata=_range(0, 64))
+    """Residual blocks in the tower (two 3x3 convolutions each)."""
     value_hidden: int = field(default=64, metadata=_range(1, 4096))
+    """Width of the value head's hidden dense layer."""
     value_channels: int = field(default=1, metadata=_range(1, 1024))
+    """Channels of the value head's 1x1 convolution (AlphaZero's has 1)."""
     policy_channels: int = field(default=2, metadata=_range(1, 1024))
+    """Channels of the policy head's 1x1 convolution."""
     l2: float = field(default=1e-4, metadata=_range(0.0, 1.0))
+    """Weight decay on every kernel."""
 
     @classmethod
     def from_size(cls, text: str) -> NetworkConfig:
@@ -88,18 +97,24 @@ class SearchConfig:
     per tree. The evaluation ladder and ``play.py --model RUN`` search the same way
     (``params()``: the one ``SearchParams`` of the run)."""
     simulations: int = field(default=200, metadata=_range(2, 1_000_000))
+    """Simulations per move in self-play (with ``selfplay.fast_simulations``: per full search)."""
     c_puct: float = field(default=C_PUCT, metadata=_range(0.0, 100.0, open_low=True))
+    """PUCT's exploration weight: how much the prior counts against the value."""
     dirichlet_alpha: float = field(default=0.3, metadata=_range(0.0, 100.0, open_low=True))
+    """PUCT self-play: the Dirichlet noise's alpha at the root (smaller: spikier)."""
     dirichlet_weight: float = field(default=0.25, metadata=_range(0.0, 1.0))
+    """PUCT self-play: the share of the root's prior that is noise."""
     dirichlet_alpha_scaled: bool = False
     """Read ``dirichlet_alpha`` as a total spread over the legal moves (alpha / moves each),
     as KataGo does, instead of the same alpha for every move."""
     leaves_per_tree: int = field(default=1, metadata=_range(1, 256))
     """Leaves selected per tree per network call, kept apart by a virtual loss."""
     virtual_loss: float = field(default=1.0, metadata=_range(0.0, 100.0))
+    """The loss a pending leaf counts as, so ``leaves_per_tree`` leaves of one tree differ."""
     gumbel_considered: int = field(default=16, metadata=_range(1, 4096))
     """``gumbel``: moves sampled at the root (all of them when fewer are legal)."""
     gumbel_c_visit: float = field(default=50.0, metadata=_range(0.0, 1e6))
+    """``gumbel``: the visit offset in Q's weight (see ``gumbel_c_scale``)."""
     gumbel_c_scale: float = field(default=0.1, metadata=_range(0.0, 1e3, open_low=True))
     """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
     rescaled to [0, 1] among a node's moves. 50 and 0.1 are mctx's defaults; the paper's Go
@@ -128,7 +143,10 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
+    """Self-play: how many games, how moves are chosen, which positions become examples."""
+
     games_per_iteration: int = field(default=64, metadata=_range(1, 1_000_000))
+    """Self-play games played each iteration."""
     parallel_games: int = field(default=64, metadata=_range(1, 100_000))
     """Games searched at once; their leaves share one network call."""
     carry_over: bool = False
@@ -143,6 +161,7 @@ class SelfPlayConfig:
     temperature_moves: int = field(default=10, metadata=_range(0, 10_000))
     """Moves (of the whole game) played with temperature 1; later ones take the top move."""
     final_temperature: float = field(default=0.0, metadata=_range(0.0, 10.0))
+    """The temperature of moves after ``temperature_moves`` (0: the most visited move)."""
     temperature_value_cutoff: float | None = field(default=None, metadata=_range(0.0, 2.0))
     """When a move is sampled (temperature above 0), leave out the moves whose search value is
     more than this below the most visited move's (values in [-1, 1]; None: sample from every
@@ -167,7 +186,7 @@ class SelfPlayConfig:
     1) and is not recorded. The other side then meets imperfect play, as it will against real
     opponents: in a game the first player wins with best play, self-play otherwise shows the
     second player only flawless attacks, against which no defence works. (On Gomoku 6x6 it
-    did not help: docs/learning_speed/gomoku.md.)"""
+    did not help: docs/research/learning_speed/gomoku.md.)"""
     weak_side_simulations: int = field(default=16, metadata=_range(2, 1_000_000))
     """The weak side's simulations per move (see ``weak_side_share``)."""
     weak_side_random: float = field(default=0.0, metadata=_range(0.0, 1.0))
@@ -175,7 +194,7 @@ class SelfPlayConfig:
     prior sharpened by self-play makes even a one-simulation attacker nearly flawless, and
     the defender only learns that holding on pays against an attacker that can slip. (On
     Gomoku 6x6 the second player then won 11-23% of self-play, but did no better against
-    ``uct:5000``: docs/learning_speed/gomoku.md.)"""
+    ``uct:5000``: docs/research/learning_speed/gomoku.md.)"""
     random_opening_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games that start from a random opening: 1 to ``random_opening_moves``
     uniformly random moves (none that ends the game), which are not training examples.
@@ -194,6 +213,8 @@ class SelfPlayConfig:
 
 @dataclass(frozen=True)
 class ReplayConfig:
+    """The replay buffer of examples, and the window training samples from."""
+
     capacity: int = field(default=100_000, metadata=_range(1, 100_000_000))
     """The buffer keeps the most recent ``capacity`` examples. With ``selfplay.augment`` every
     symmetric copy of a position is one of them: 2 a position in Connect Four, up to 8 on a
@@ -205,7 +226,9 @@ class ReplayConfig:
     most ``capacity``. Early examples come from a network that is soon much stronger, and a
     window as long as the run would keep training on them. None: the whole buffer."""
     window_exponent: float = field(default=0.75, metadata=_range(0.0, 1.0, open_low=True))
+    """The growing window's exponent (see ``window_start``)."""
     window_growth: float = field(default=0.4, metadata=_range(0.0, 10.0))
+    """The growing window's rate (see ``window_start``)."""
 
     def window(self, made: int) -> int:
         """How many of the newest examples training samples, after ``made`` in all."""
@@ -221,17 +244,27 @@ class ReplayConfig:
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """The training steps after each iteration's self-play."""
+
     batch_size: int = field(default=256, metadata=_range(1, 65_536))
+    """Examples in one training step."""
     steps_per_iteration: int = field(default=100, metadata=_range(0, 1_000_000))
+    """Training steps after each iteration's self-play."""
     min_positions: int = field(default=1_000, metadata=_range(0, 100_000_000))
     """No training until the buffer holds this many positions."""
     optimizer: Literal["sgd", "adam"] = "adam"
+    """``adam``, or ``sgd`` with ``momentum``."""
     learning_rate: float = field(default=1e-3, metadata=_range(0.0, 10.0, open_low=True))
+    """The optimizer's learning rate (the start of a schedule)."""
     momentum: float = field(default=0.9, metadata=_range(0.0, 1.0))
+    """``sgd``'s momentum."""
     lr_schedule: Literal["constant", "cosine", "step"] = "constant"
+    """``constant``; ``cosine``: down to ``lr_min_factor`` times the rate over
+    ``lr_decay_steps``; ``step``: x0.1 every ``lr_decay_steps``."""
     lr_decay_steps: int = field(default=10_000, metadata=_range(1, 100_000_000))
     """Steps over which ``cosine`` decays, or between ``step`` drops (x0.1)."""
     lr_min_factor: float = field(default=0.1, metadata=_range(0.0, 1.0))
+    """``cosine``: the rate's floor, as a share of ``learning_rate``."""
     value_loss_weight: float = field(default=1.0, metadata=_range(0.0, 100.0))
     """Weight of the win/draw/loss cross-entropy beside the policy's in the loss (AlphaGo Zero
     weighs them equally; a larger weight asks more of the value head)."""
@@ -239,7 +272,7 @@ class TrainConfig:
     """The value's weight from optimizer step ``late_value_from_step`` on (None: the weight
     never changes). On Connect Four, weight 2 from the start trailed the flagship; from
     iteration 111 a branch of the flagship gained a little and a whole run did not, so
-    neither is in ``configs/connect4.yaml`` (docs/learning_speed/connect4.md)."""
+    neither is in ``configs/connect4.yaml`` (docs/research/learning_speed/connect4.md)."""
     late_value_from_step: int = field(default=0, metadata=_range(0, 100_000_000))
     """First optimizer step (counted over the whole run, as the learning-rate schedule is)
     with ``late_value_loss_weight``."""
@@ -247,6 +280,8 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class CheckpointConfig:
+    """What the run folder keeps."""
+
     keep_every: int = field(default=5, metadata=_range(0, 1_000_000))
     """Keep the model of every k-th iteration (0: keep only latest and best)."""
 
@@ -284,7 +319,9 @@ class Config:
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     iterations: int = field(default=100, metadata=_range(1, 10_000_000))
+    """Iterations of the run (raise it in a run's ``config.yaml`` to train further)."""
     seed: int = field(default=0, metadata=_range(0, 2**32 - 1))
+    """Seeds every random choice: a seed and a number of workers always give the same run."""
     run_name: str | None = None
     """Folder under ``checkpoints/``; defaults to the config file's stem."""
 

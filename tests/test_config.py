@@ -74,7 +74,7 @@ def test_every_shipped_config_loads():
 
 def test_carry_over_is_off_unless_asked_for_and_off_in_every_shipped_config():
     """Off by default, so a run from before the switch resumes as it began; and off in
-    configs/: on Connect Four it played 0.77x the games per CPU-hour (docs/benchmarks.md),
+    configs/: on Connect Four it played 0.77x the games per CPU-hour (docs/research/benchmarks.md),
     so the configs that took the Connect Four recipe (gomoku_8x8 too) leave it off."""
     assert config_from_dict({}).selfplay.carry_over is False
     configs = Path(__file__).resolve().parents[1] / "configs"
@@ -300,7 +300,7 @@ def test_the_experiment_configs_are_the_configs_their_runs_trained_with():
 
     Studies name only what they change from the flagship's config (``base:``) and their run
     folder is in ``checkpoints/``; a replaced flagship recipe is frozen in full and its curve
-    kept in ``docs/runs/``. If ``configs/connect4.yaml`` changes, the studies on it must be
+    kept in ``docs/research/runs/``. If ``configs/connect4.yaml`` changes, the studies on it must be
     written out against a frozen copy.
     """
     import dataclasses
@@ -311,7 +311,7 @@ def test_the_experiment_configs_are_the_configs_their_runs_trained_with():
     checked = 0
     for path in sorted((root / "configs/experiments").glob("*.yaml")):
         config = load_config(path)
-        runs = [root / config.default_run_dir(), root / "docs/runs" / (config.run_name or "")]
+        runs = [root / config.default_run_dir(), root / "docs/research/runs" / (config.run_name or "")]
         found = [run for run in runs if config.run_name and (run / "config.yaml").is_file()]
         if "base:" in path.read_text():
             assert found, f"{path.name}: a study needs its run folder, one of {runs}"

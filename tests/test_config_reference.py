@@ -1,0 +1,48 @@
+"""docs/configuration.md is written from the config dataclasses: it must match them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from alphazero import config_reference
+from alphazero.config import Config
+
+
+def test_the_committed_reference_matches_the_config_dataclasses():
+    assert config_reference.PAGE.read_text() == config_reference.render(), (
+        "docs/configuration.md is stale: run python -m alphazero.config_reference"
+    )
+
+
+def test_every_key_says_what_it_does():
+    assert config_reference.missing_docs() == []
+
+
+def test_the_reference_names_every_key_with_its_default():
+    page = config_reference.render()
+    for section in dataclasses.fields(Config):
+        if dataclasses.is_dataclass(section.type) or section.name in {
+            "game",
+            "network",
+            "search",
+            "selfplay",
+            "replay",
+            "train",
+            "checkpoint",
+            "evaluation",
+        }:
+            for f in dataclasses.fields(getattr(Config(), section.name)):
+                assert f"| `{section.name}.{f.name}` |" in page
+        else:
+            assert f"| `{section.name}` |" in page
+    assert "| `train.batch_size` | `256` | >= 1 and <= 65,536 |" in page
+
+
+def test_a_field_without_a_docstring_is_reported():
+    @dataclasses.dataclass
+    class Section:
+        documented: int = 1
+        """Says what it does."""
+        bare: int = 2
+
+    assert config_reference.field_docs(Section) == {"documented": "Says what it does."}
