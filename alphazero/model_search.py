@@ -20,8 +20,9 @@ from .search.params import SearchParams
 
 PLAY_ALGORITHM: str | None = "puct"
 """The search a model plays with unless told otherwise, with its run's constants; None:
-the algorithm it was trained with. docs/research/play_search.md measures both on the
-Connect Four flagship (trained with Gumbel)."""
+the algorithm it was trained with. On the Connect Four flagship (trained with Gumbel) PUCT
+chose the correct move within noise of Gumbel at 800 simulations, for half the CPU a move
+in play (docs/research/play_search.md)."""
 
 
 def run_folder(path: str | os.PathLike[str]) -> Path | None:

@@ -8,6 +8,9 @@ score of PUCT with its 95% interval and each side's CPU seconds a move. Run:
 
     python experiments/play_search.py --model checkpoints/pretrained/connect4 --games 100
 
+``--speed N`` measures instead each search's CPU seconds a move as ``play.py`` searches, one
+position at a time (PUCT with play's 4 leaves per network call), over N opening positions.
+
 The correct-move shares of the two searches come from ``benchmarks/connect4_positions.py
 --search puct|gumbel``; both are in docs/research/play_search.md.
 """
@@ -28,6 +31,7 @@ from alphazero.games import Game, make
 from alphazero.model_search import run_folder, trained_search
 from alphazero.network import InferenceModel
 from alphazero.play.models import config_game
+from alphazero.play.options import DEFAULT_LEAVES
 from alphazero.players import ModelPlayer
 
 
@@ -62,6 +66,17 @@ class Timed:
         return self.batch_moves([game])[0]
 
 
+def speed(players: dict[str, Timed], positions: list[Game]) -> int:
+    """Each player's CPU seconds a move, one position at a time, alternating."""
+    for game in positions:
+        for timed in players.values():
+            timed(game)
+    for name, timed in players.items():
+        print(f"{name} ({timed.player.search.describe()}): {timed.cpu / timed.moves:.3f} "
+              f"CPU-s a move, one position at a time ({timed.moves} positions)")  # fmt: skip
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a run folder")
@@ -69,6 +84,14 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100, help="games (an even number)")
     parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    parser.add_argument(
+        "--speed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of a match: CPU seconds a move of each search, one position at a time "
+        "as play.py searches (PUCT with its --leaves default), over N opening positions",
+    )
     args = parser.parse_args()
     folder = run_folder(args.model)
     found = config_game(folder / "config.yaml") if folder is not None else None
@@ -84,11 +107,14 @@ def main() -> int:
         return 2
     players = {}
     for algorithm in ("puct", "gumbel"):
-        search = dataclasses.replace(trained, algorithm=algorithm)
+        leaves = DEFAULT_LEAVES if args.speed else 1
+        search = dataclasses.replace(trained, algorithm=algorithm, leaves_per_tree=leaves)
         player = ModelPlayer(args.model, start, args.sims, search=search, inference=network)
         player.name = f"{algorithm}:{args.sims}"
         players[algorithm] = Timed(player)
     rng = np.random.default_rng(args.seed)
+    if args.speed:
+        return speed(players, openings(start, args.speed, args.opening, rng))
     pairs = openings(start, (args.games + 1) // 2, args.opening, rng)
     queue = iter([game for game in pairs for _ in range(2)])
     puct, gumbel = players["puct"], players["gumbel"]

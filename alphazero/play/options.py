@@ -171,8 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("puct", "gumbel"),
         default=None,
         help="the model's search algorithm (hints and model:PATH specs too); default: puct, "
-        "with the constants of the run that trained the model (its config.yaml); "
-        "docs/research/play_search.md compares the two",
+        "with the constants of the run that trained the model (its config.yaml): as strong "
+        "as gumbel at play's budgets for half the CPU (docs/research/play_search.md)",
     )
     parser.add_argument(
         "--c-puct",
