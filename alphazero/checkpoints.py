@@ -63,7 +63,12 @@ from .paused import PausedGame, paused_bytes, read_paused
 from .pending_games import PendingGames, json_default, pending_bytes, read_pending
 from .replay_buffer import ReplayBuffer, ReplayBufferError
 from .run_errors import CheckpointError, TrainingDiverged
-from .run_metadata import check_inside, check_metadata, read_metadata_file
+from .run_metadata import (
+    check_inside,
+    check_metadata,
+    check_usable_path,
+    read_metadata_file,
+)
 
 if TYPE_CHECKING:
     import keras
@@ -94,11 +99,13 @@ __all__ = [
     "load_model",
 ]
 
-FORMAT = 2
-"""Version of ``metadata.json`` written by this module: 2 names the resume point
-(``resume``); 1 resumed from ``model``, which carried the optimizer like every model file.
-(A version that reads only format 1 refuses format 2, rather than resuming from a model
-without its optimizer.)"""
+FORMAT = 3
+"""Version of ``metadata.json`` written by this module: 3 is laid out as 2, but its
+self-play no longer draws the removed weak side's random number at each game's start, so
+the games a seed gives differ from format 2's (a run resumed across the change goes on with
+the new games); 2 names the resume point (``resume``); 1 resumed from ``model``, which
+carried the optimizer like every model file. (A version that reads only format 1 refuses
+format 2, rather than resuming from a model without its optimizer.)"""
 
 CONFIG_FILE = "config.yaml"
 METADATA_FILE = "metadata.json"
@@ -136,6 +143,7 @@ def model_file(path: str | os.PathLike[str], game: Game | None = None) -> tuple[
     run folder whose run trained another game. Reads no model: no TensorFlow."""
     path = Path(path)
     shown = str(path)
+    check_usable_path(path)
     if path.is_dir():
         run = RunDir(path)
         if game is not None and (path / CONFIG_FILE).is_file():
@@ -197,6 +205,7 @@ class RunDir:
     def open(cls, path: str | os.PathLike[str]) -> RunDir:
         """An existing run folder, for resuming (``load`` says if it holds no checkpoint)."""
         run = cls(path)
+        check_usable_path(run.path)
         if not run.path.is_dir():
             raise CheckpointError(
                 f"{run.path}: no such run folder — start without --resume, or check --run-dir"
@@ -210,6 +219,7 @@ class RunDir:
 
     def refuse_earlier_run(self) -> None:
         """``CheckpointError`` unless a new run may start here (see ``create``)."""
+        check_usable_path(self.path)
         if self.path.exists() and not self.path.is_dir():
             raise CheckpointError(f"{self.path}: exists and is not a folder")
         if earlier := self.earlier_run_files():
@@ -370,6 +380,7 @@ class RunDir:
         if paused is not None:
             new["paused"] = self.paused_name(iteration)
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
+        check_metadata(json.loads(text), self.path / METADATA_FILE, self.path)  # and readable
 
         (self.path / MODELS_DIR).mkdir(parents=True, exist_ok=True)
         save_model_atomic(model, self.path / resume_name)  # (1)
@@ -378,7 +389,6 @@ class RunDir:
         if paused is not None:
             atomic_write_bytes(self.path / new["paused"], paused_bytes(paused, new.get("game")))
         atomic_write_text(self.path / METADATA_FILE, text)  # (4) the commit point
-        check_metadata(json.loads(text), self.path / METADATA_FILE, self.path)  # and readable
         # (5) No longer the resume point, a format 1 folder's models keep their optimizer for
         # nothing; each is rewritten whole, so a kill leaves it loadable either way.
         self._drop_optimizers(new)

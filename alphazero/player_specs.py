@@ -14,6 +14,11 @@ SPEC_FORMS = (
     "(add :symmetric to average the network over the board's symmetries)"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
+MAX_SIMULATIONS = 1_000_000
+"""The most simulations a move may take: the config's own limit (``search.simulations``). A
+search keeps its tree in memory, so more would grow without bound."""
+MAX_SECONDS = 86_400.0
+"""The longest a move may think: a day."""
 MAX_ALPHABETA_DEPTH = 12
 """Deeper than this an ``alphabeta`` move on 15x15 takes far more than a minute
 (docs/research/gomoku_alphabeta.md)."""
@@ -26,16 +31,42 @@ class PlayerSpecError(ValueError):
 def budget(text: str, spec: str) -> dict[str, float | int]:
     """``1000`` -> simulations, ``2s`` / ``0.5s`` -> seconds."""
     if m := re.fullmatch(r"([0-9]+)", text):
-        simulations = int(m.group(1))
+        simulations = _count(m.group(1))
         if simulations >= 1:
-            return {"simulations": simulations}
+            return {"simulations": check_simulations(simulations, spec)}
     elif m := re.fullmatch(r"([0-9]*\.?[0-9]+)s", text):
         seconds = float(m.group(1))
+        if seconds > MAX_SECONDS:
+            raise PlayerSpecError(
+                f"{_shown(spec)}: at most {MAX_SECONDS:.0f} seconds (a day) per move, "
+                f"got {_shown(m.group(1))}"
+            )
         if seconds > 0:
             return {"simulations": None, "seconds": seconds}
     raise PlayerSpecError(
-        f"{spec!r}: the budget must be simulations (1000) or seconds (2s); forms: {SPEC_FORMS}"
+        f"{_shown(spec)}: the budget must be simulations (1000) or seconds (2s); forms: "
+        f"{SPEC_FORMS}"
     )
+
+
+def check_simulations(simulations: int, what: str) -> int:
+    """``simulations``, or ``PlayerSpecError`` past ``MAX_SIMULATIONS``."""
+    if simulations > MAX_SIMULATIONS:
+        raise PlayerSpecError(f"{_shown(what)}: at most {MAX_SIMULATIONS:,} simulations per move")
+    return simulations
+
+
+def _count(digits: str) -> int:
+    """``digits`` as a number; past ``MAX_SIMULATIONS`` by a long way, one more than it (a
+    number of thousands of digits is too long for ``int`` to read)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 12 else MAX_SIMULATIONS + 1
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for one line of a message, cut short."""
+    shown = repr(text)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 def check_spec(spec: str) -> None:
@@ -86,7 +117,8 @@ def model_spec_parts(spec: str) -> tuple[str, int | None, bool] | None:
         path, symmetric = m.group(1), True
     simulations = None
     if m := re.fullmatch(r"(.+):([0-9]+)", path):
-        path, simulations = m.group(1), int(m.group(2))
+        path, simulations = m.group(1), _count(m.group(2))
         if simulations < 2:  # the first simulation only evaluates the root
-            raise PlayerSpecError(f"{spec!r}: a model needs at least 2 simulations per move")
+            raise PlayerSpecError(f"{_shown(spec)}: a model needs at least 2 simulations per move")
+        check_simulations(simulations, spec)
     return path, simulations, symmetric

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import numpy as np
 from .run_errors import CheckpointError
 from .run_state import TOP_SCORE_KEYS, is_top_score
 
-READ_FORMATS = (1, 2)
+READ_FORMATS = (1, 2, 3)
 """``metadata.json`` formats this version reads (``checkpoints.FORMAT`` for what it writes)."""
 REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
 FILE_KEYS = ("resume", "model", "buffer", "best", "paused")
@@ -61,7 +62,7 @@ def check_metadata(metadata: Any, file: Path, folder: Path) -> None:
         shown = _short(metadata.get("format"))
         raise CheckpointError(
             f"{file}: checkpoint format {shown} is not supported "
-            f"(this version reads formats {' and '.join(map(str, READ_FORMATS))})"
+            f"(this version reads formats {', '.join(map(str, READ_FORMATS))})"
         )
     required = REQUIRED_KEYS + (("resume",) if metadata["format"] >= 2 else ())
     missing = [key for key in required if key not in metadata]
@@ -102,6 +103,22 @@ def check_inside(name: Any, root: Path, what: str) -> None:
         raise CheckpointError(f"{inside} ({_describe(error)})") from None
     if target == root or not target.is_relative_to(root):
         raise CheckpointError(f"{inside}: {_short(name)} leads to {_short(str(target))}")
+
+
+def check_usable_path(path: Path) -> None:
+    """``CheckpointError`` for a path the system cannot even look up (a name too long, a loop
+    of symlinks), which would otherwise surface as a traceback wherever it is first used; a
+    missing file is left to its reader to name."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise CheckpointError(f"{_cut(str(path))}: {error.strerror or _describe(error)}") from None
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _resolved(folder: Path, file: Path) -> Path:
@@ -199,5 +216,6 @@ __all__ = [
     "REQUIRED_KEYS",
     "check_inside",
     "check_metadata",
+    "check_usable_path",
     "read_metadata_file",
 ]

@@ -33,6 +33,7 @@ from .checkpoints import (
     json_default,
 )
 from .run_guard import RunLock
+from .run_metadata import check_usable_path
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -92,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     for folder in args.run_dirs:
+        try:
+            check_usable_path(folder)
+        except CheckpointError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         before = _folder_bytes(folder) if folder.is_dir() else 0
         try:
             changed = slim_run(folder, keep_models=args.keep_models)

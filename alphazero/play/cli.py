@@ -15,8 +15,9 @@ from ..engines import EngineError, resolve_engine
 from ..games import make
 from ..games.base import Game, GameError
 from ..model_search import PlaySearch
-from ..player_specs import PlayerSpecError, model_spec_parts
+from ..player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
 from ..players import ModelPlayer, Player, make_player
+from ..run_metadata import check_usable_path
 from .board import Style, use_color
 from .match import run_match
 from .models import default_model, how_to_train
@@ -71,6 +72,8 @@ def _run(args: argparse.Namespace) -> int:
         return fail(f"--games must be at least 1, got {args.games}")
     if args.sims < 2:  # the first simulation evaluates the position itself (as model:PATH:N)
         return fail(f"--sims must be at least 2, got {args.sims}")
+    if args.sims > MAX_SIMULATIONS:  # a search's tree grows with them, without bound
+        return fail(f"--sims must be at most {MAX_SIMULATIONS:,}")
     if args.leaves < 1:
         return fail(f"--leaves must be at least 1, got {args.leaves}")
     if args.c_puct is not None and not 0 < args.c_puct <= 100:
@@ -80,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
     except EngineError as error:
         return fail(f"--engine {args.engine}: {error}")
     for option, path in (("--json", args.json), ("--save", args.save)):
-        problem = None if path is None else output_problem(option, path)
+        problem = None if path is None else output_problem(option, path, args.force)
         if problem is not None:
             return fail(problem)
     if args.web:
@@ -98,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
 
     model_path = args.model if args.model is not None else default_model(name, params)
     try:
+        _check_model_paths(args, model_path)
         p1, p2 = _players(args, new_game(), model_path)
     except _NoModel as missing:
         print(missing, file=sys.stderr)
@@ -139,6 +143,16 @@ def _run(args: argparse.Namespace) -> int:
         save=args.save,
     )
     return session.play(first, second, args.games)
+
+
+def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> None:
+    """``CheckpointError`` for a model path (``--model``, ``model:PATH``) that the system
+    cannot even look up, such as a name too long: one line, before anything loads."""
+    specs = [model_spec_parts(spec) for spec in (args.p1, args.p2) if spec is not None]
+    paths = [model_path, *(Path(parts[0]) for parts in specs if parts is not None)]
+    for path in paths:
+        if path is not None:
+            check_usable_path(path)
 
 
 def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> list[Player]:

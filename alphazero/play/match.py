@@ -10,7 +10,7 @@ from pathlib import Path
 from ..arena import MatchResult, play_match, save_results
 from ..games.base import Game
 from ..players import Player
-from .records import GameRecord, save_records
+from .records import GameRecord, records_before, save_records
 
 
 def run_match(
@@ -54,5 +54,5 @@ def write_match(
             # p1 moves first in the even-numbered games, as play_match seats them.
             names = {1: p1.name, -1: p2.name} if number % 2 == 0 else {1: p2.name, -1: p1.name}
             records.append(GameRecord.played(new_game(), names, actions))
-        save_records(save_path, records)
+        save_records(save_path, records, records_before(save_path))
         print(f"games written to {save_path}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..engines import ENGINES
 from ..games import GAMES, game_params, make
 from ..player_specs import SPEC_FORMS
-from .records import SAVE_HELP
+from .records import SAVE_HELP, records_problem
 from .text import fill, terminal_width, two_columns
 
 DEFAULT_GAME = "connect4"
@@ -222,14 +222,25 @@ def build_parser() -> argparse.ArgumentParser:
         "another game is offered after each, sides swapped, with the running score)",
     )
     parser.add_argument(
-        "--json", type=Path, default=None, metavar="PATH", help="write a match's result here"
+        "--json",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write a match's result here (a new file; --force replaces one that is there)",
     )
     parser.add_argument(
         "--save",
         type=Path,
         default=None,
         metavar="FILE",
-        help="write the record of every game (moves, players, result) as JSON Lines, see below",
+        help="add the record of every game (moves, players, result) to FILE as JSON Lines, "
+        "after the games it holds; see below",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="let --json replace a file that is there, and --save one that is not a file of "
+        "game records",
     )
     parser.add_argument(
         "--seed",
@@ -304,13 +315,30 @@ def parse_game(text: str) -> tuple[str, dict[str, int]]:
     return name, params
 
 
-def output_problem(option: str, path: Path) -> str | None:
+def output_problem(option: str, path: Path, force: bool = False) -> str | None:
     """Why ``option``'s file ``path`` could not be written, or ``None``. Checked before any
-    game: a match can take hours, and its result must not be lost to a mistyped path."""
-    if path.is_dir():
-        return f"{option} {path}: that is a folder, not a file name"
-    if not path.parent.is_dir():
-        return f"{option} {path}: the folder {path.parent} does not exist"
-    if not os.access(path.parent, os.W_OK):
-        return f"{option} {path}: the folder {path.parent} is not writable"
+    game: a match can take hours, and its result must not be lost to a mistyped path. A
+    file that is there is never replaced without ``force``: ``--save`` adds to a file of game
+    records, and refuses any other."""
+    try:
+        if path.is_dir():
+            return f"{option} {path}: that is a folder, not a file name"
+        if not path.parent.is_dir():
+            return f"{option} {path}: the folder {path.parent} does not exist"
+        if not os.access(path.parent, os.W_OK):
+            return f"{option} {path}: the folder {path.parent} is not writable"
+        if force or not path.exists():
+            return None
+        if option == "--json":
+            return (
+                f"{option} {path}: the file is there; give another name, or --force to replace it"
+            )
+        if (problem := records_problem(path)) is not None:
+            return (
+                f"{option} {path}: the file is there and is not a file of game records "
+                f"({problem}); give another name, or --force to replace it"
+            )
+    except OSError as error:  # a name too long, a loop of symlinks...
+        shown = str(path) if len(str(path)) <= 80 else str(path)[:77] + "..."
+        return f"{option} {shown}: cannot write there ({error.strerror or error})"
     return None

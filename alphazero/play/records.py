@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_write_text
 from ..games.base import Game
 
 RECORD_FORMAT = 1
@@ -19,7 +21,8 @@ SAVE_HELP = """\
    "moves": ["4", "4", "3"], "actions": [3, 3, 2],
    "result": "X wins", "score": 1, "winner": "human"}
 Moves are in notation, actions as numbers; X moves first; result is "X wins", "O wins", \
-"draw" or "abandoned" (score null); the file is rewritten after every game."""
+"draw" or "abandoned" (score null). Each game is added as it ends; the games of a records \
+file that is there stay before them (any other file is refused, unless --force)."""
 
 
 @dataclass
@@ -74,9 +77,36 @@ class GameRecord:
         return cls.of(start, names, actions, final)
 
 
-def save_records(path: Path, records: Sequence[GameRecord]) -> None:
-    """Write ``records`` to ``path`` as JSON Lines (the whole file, each time)."""
-    text = "".join(json.dumps(r.to_dict()) + "\n" for r in records)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def records_problem(path: Path) -> str | None:
+    """Why the existing file ``path`` is not a file of game records (``--save`` adds to one
+    and refuses any other), or None if it is one: every line a JSON object of a game."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            for number, line in enumerate(file, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except (ValueError, RecursionError):
+                    return f"line {number} is not JSON"
+                if not isinstance(record, dict) or not {"format", "game", "moves"} <= set(record):
+                    return f"line {number} is not the record of a game"
+    except UnicodeDecodeError:
+        return "not text"
+    return None
+
+
+def records_before(path: Path | None) -> str:
+    """The games already in the records file ``path``, which ``save_records`` keeps before
+    its own: none if there is no such file (or it is not one, and --force replaces it)."""
+    if path is None or not path.is_file() or records_problem(path) is not None:
+        return ""
+    text = path.read_text(encoding="utf-8")
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def save_records(path: Path, records: Sequence[GameRecord], before: str = "") -> None:
+    """Write ``before`` (the games the file held) and ``records`` to ``path`` as JSON Lines,
+    atomically. A symlink stays a link: the file it points to gets the games."""
+    text = before + "".join(json.dumps(r.to_dict()) + "\n" for r in records)
+    atomic_write_text(Path(os.path.realpath(path)), text)

@@ -20,7 +20,7 @@ from ..players import HumanPlayer, ModelPlayer, Player, Thought
 from .board import Style
 from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move
-from .records import GameRecord, save_records
+from .records import GameRecord, records_before, save_records
 from .text import fill, is_tty, terminal_width
 from .thoughts import format_thought
 
@@ -150,6 +150,8 @@ class Session:
         self.show_thoughts = show_thoughts
         self.save_path = save
         self.records: list[GameRecord] = []
+        self._saved_before = records_before(save)
+        """The games the records file held before this session's, kept before them."""
         self._live = is_tty(out)
         # the game in progress, for the record of an abandoned game
         self._start: Game | None = None
@@ -252,7 +254,7 @@ class Session:
         self._start = None
         if self.save_path is not None:
             try:
-                save_records(self.save_path, self.records)
+                save_records(self.save_path, self.records, self._saved_before)
             except OSError as error:
                 print(f"cannot write {self.save_path}: {error}", file=sys.stderr)
 
