@@ -296,7 +296,9 @@ def test_how_to_train_names_the_config_for_that_board(monkeypatch):
     assert "`python train.py --config configs/gomoku_8x8.yaml`," in eight
     assert "--model checkpoints/gomoku_8x8`" in eight
     fifteen = how_to_train("gomoku", {"size": 15, "n_in_row": 5}, "gomoku15")
-    assert "configs/gomoku.yaml` (set its game params to size=15,n_in_row=5)" in fifteen
+    assert "`python train.py --config configs/gomoku_15x15.yaml`," in fifteen
+    twelve = how_to_train("gomoku", {"size": 12, "n_in_row": 5}, "gomoku:size=12")
+    assert "configs/gomoku.yaml` (set its game params to size=12,n_in_row=5)" in twelve
     assert "`python train.py`," in how_to_train("connect4", {})
 
 
