@@ -88,12 +88,14 @@ def check_spec(spec: str) -> None:
 
 def alphabeta_depth(text: str, spec: str) -> int:
     """``3`` -> 3: the plies of an ``alphabeta:DEPTH`` player, 1 to ``MAX_ALPHABETA_DEPTH``."""
-    if re.fullmatch(r"[0-9]+", text.strip()):
-        depth = int(text)
+    digits = text.strip().lstrip("0")
+    if re.fullmatch(r"[0-9]{1,3}", digits):  # thousands of digits are too long for int()
+        depth = int(digits)
         if 1 <= depth <= MAX_ALPHABETA_DEPTH:
             return depth
+    shown = spec if len(spec) <= 40 else spec[:37] + "..."
     raise PlayerSpecError(
-        f"{spec!r}: the depth must be a whole number of plies from 1 to {MAX_ALPHABETA_DEPTH} "
+        f"{shown!r}: the depth must be a whole number of plies from 1 to {MAX_ALPHABETA_DEPTH} "
         "(alphabeta:3)"
     )
 

@@ -223,12 +223,21 @@ def test_the_arena_plays_it_against_a_model():
 # ------------------------------------------------------------------------------- the spec
 @pytest.mark.parametrize(
     "spec",
-    ["alphabeta", "alphabeta:", "alphabeta:x", "alphabeta:0", "alphabeta:2s", "alphabeta:99"],
+    [
+        "alphabeta",
+        "alphabeta:",
+        "alphabeta:x",
+        "alphabeta:0",
+        "alphabeta:2s",
+        "alphabeta:99",
+        "alphabeta:3:knowledge",
+        "alphabeta:" + "9" * 5000,  # too long for int(): still one line, cut short
+    ],
 )
 def test_a_bad_alphabeta_spec_is_one_line(spec):
     with pytest.raises(PlayerSpecError) as error:
         check_spec(spec)
-    assert "\n" not in str(error.value)
+    assert "\n" not in str(error.value) and len(str(error.value)) < 400
     with pytest.raises(PlayerSpecError) as error:
         make_player(spec, make("gomoku"))
     assert "\n" not in str(error.value)
