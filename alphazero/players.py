@@ -143,7 +143,7 @@ class ModelPlayer:
     With ``reuse_tree`` the subtree of the position each game reaches is kept from the last
     search, as in AlphaGo Zero, and every move adds ``simulations`` to the visits it already
     holds. Measured on the shipped Connect Four and Gomoku 6x6 models it changed little
-    (docs/learning_speed/connect4_2025.md), so it is off by default.
+    (docs/research/learning_speed/connect4_2025.md), so it is off by default.
     """
 
     def __init__(
@@ -172,8 +172,8 @@ class ModelPlayer:
         With ``symmetric`` the search sees the network averaged over every symmetric copy of
         each position (``symmetric_policy``): the copies cost more inference, and on the
         Connect Four solved positions it chose better moves
-        (docs/learning_speed/connect4_2025.md). The win / draw / loss estimates are averaged
-        over the same copies.
+        (docs/research/learning_speed/connect4_2025.md). The win / draw / loss estimates are
+        averaged over the same copies.
 
         ``name`` labels the player in matches and records; by default the spec that would
         build it, ``model:<file or folder name>:SIMS[:symmetric]``.

@@ -311,7 +311,8 @@ def test_the_experiment_configs_are_the_configs_their_runs_trained_with():
     checked = 0
     for path in sorted((root / "configs/experiments").glob("*.yaml")):
         config = load_config(path)
-        runs = [root / config.default_run_dir(), root / "docs/research/runs" / (config.run_name or "")]
+        research = root / "docs/research/runs" / (config.run_name or "")
+        runs = [root / config.default_run_dir(), research]
         found = [run for run in runs if config.run_name and (run / "config.yaml").is_file()]
         if "base:" in path.read_text():
             assert found, f"{path.name}: a study needs its run folder, one of {runs}"
