@@ -1,0 +1,76 @@
+"""What the repository ships: checkpoints/ holds the shipped models and the runs listed in
+checkpoints/README.md, each slimmed; the Python version is stated the same way everywhere."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = ROOT / "checkpoints"
+SHIPPED_FILES = re.compile(
+    r"best\.keras|config\.yaml|metadata\.json|metrics\.jsonl|solved_positions_search\.jsonl"
+    r"|resume_[0-9]{4,}\.keras|buffer_[0-9]{4,}\.npz"
+)
+FOLDER_BUDGET = 15 * 2**20
+OVER_BUDGET_UNTIL_THE_BUFFER_FORMAT_SHRINKS = {"gomoku_8x8"}
+
+
+def committed(folder: Path) -> list[str]:
+    """The files git tracks under ``folder`` (what a clone gets), relative to it."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--", str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return sorted(str(Path(p).relative_to(folder.relative_to(ROOT))) for p in out.split("\0") if p)
+
+
+def in_git() -> bool:
+    return subprocess.run(["git", "rev-parse"], cwd=ROOT, capture_output=True).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not in_git(), reason="needs the git checkout")
+
+
+def listed_in_readme(kind: str) -> set[str]:
+    text = (CHECKPOINTS / "README.md").read_text()
+    if kind == "leaving":
+        block = text.split("<!-- leaving:start -->")[1].split("<!-- leaving:end -->")[0]
+        return set(block.split())
+    return set(re.findall(rf"`{kind}/([\w.-]+)/`", text))
+
+
+def test_checkpoints_holds_only_shipped_models_and_listed_runs():
+    allowed = {"README.md", "pretrained", "in_progress"} | listed_in_readme("leaving")
+    tops = {Path(p).parts[0] for p in committed(CHECKPOINTS)}
+    assert tops <= allowed, f"unlisted in checkpoints/README.md: {sorted(tops - allowed)}"
+    for kind in ("pretrained", "in_progress"):
+        folders = {Path(p).parts[0] for p in committed(CHECKPOINTS / kind)}
+        assert folders <= listed_in_readme(kind), sorted(folders - listed_in_readme(kind))
+
+
+@pytest.mark.parametrize(
+    "name", sorted({Path(p).parts[0] for p in committed(CHECKPOINTS / "pretrained")})
+)
+def test_a_shipped_model_holds_only_what_play_and_resume_read(name):
+    folder = CHECKPOINTS / "pretrained" / name
+    files = committed(folder)
+    assert all(SHIPPED_FILES.fullmatch(f) for f in files), files
+    assert {"best.keras", "config.yaml", "metadata.json", "metrics.jsonl"} <= set(files)
+    size = sum((folder / f).stat().st_size for f in files)
+    if name not in OVER_BUDGET_UNTIL_THE_BUFFER_FORMAT_SHRINKS:
+        assert size <= FOLDER_BUDGET, f"{name}: {size / 2**20:.1f} MiB"
+
+
+def test_the_python_version_is_stated_alike():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["requires-python"].startswith(">=3.11")
+    assert project["tool"]["ruff"]["target-version"] == "py311"
+    assert "Python 3.11 or newer" in (ROOT / "README.md").read_text()
