@@ -91,7 +91,7 @@ def check_keras_archive(file: Path) -> None:
 
 
 def _check_members(infos: list[zipfile.ZipInfo]) -> None:
-    names = [info.filename for info in infos]
+    seen: set[str] = set()
     for info in infos:
         name = info.filename
         if name not in MEMBERS:
@@ -99,8 +99,9 @@ def _check_members(infos: list[zipfile.ZipInfo]) -> None:
                 f"holds {name[:80]!r}: a model file holds only {', '.join(MEMBERS)} "
                 f"(refused before unpacking)"
             )
-        if names.count(name) > 1:
+        if name in seen:
             raise ArchiveError(f"holds {name!r} twice")
+        seen.add(name)
         if info.flag_bits & 0x1:
             raise ArchiveError(f"{name} is encrypted")
         limit = MEMBERS[name]
@@ -111,7 +112,7 @@ def _check_members(infos: list[zipfile.ZipInfo]) -> None:
                 f"{name} would unpack to {info.file_size:,} bytes, over the {limit:,} a model "
                 f"file of this size may hold (a zip bomb?); refused before unpacking"
             )
-    if "config.json" not in names:
+    if "config.json" not in seen:
         raise ArchiveError("no config.json (not a Keras model file)")
 
 
@@ -142,9 +143,9 @@ def _check_class(item: dict[str, Any]) -> None:
     one the project registered (``alphazero>...``)."""
     name, module = item.get("class_name"), item.get("module")
     registered = item.get("registered_name")
-    if isinstance(registered, str) and registered.startswith("alphazero>"):
-        if isinstance(module, str) and module.startswith("alphazero."):
-            return
+    ours = isinstance(registered, str) and registered.startswith("alphazero>")
+    if ours and isinstance(module, str) and module.startswith("alphazero."):
+        return
     keras_module = module is None or (
         isinstance(module, str) and (module == "keras" or module.startswith("keras."))
     )
