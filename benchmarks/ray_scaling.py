@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -120,6 +121,7 @@ def cluster(rounds: int, games: int) -> None:
                     backend.close()
                 print(f"round {r + 1}: {workers} actor(s) {rates[workers][-1]:.0f} games/hour")
         ray.shutdown()
+    shutil.rmtree(root, ignore_errors=True)
     one, two = statistics.median(rates[1]), statistics.median(rates[2])
     print(f"\ngames/hour, median of {rounds} rounds ({games} games each, Connect Four 32x2,")
     print(f"16 simulations, 16 games at once per actor; {os.cpu_count()} cores, shared):")
@@ -143,7 +145,12 @@ def main() -> int:
     if not args.learner and not args.cluster:
         parser.error("give --learner CONFIG... and/or --cluster")
     for path in args.learner:
-        print(json.dumps(learner(path, args.steps)), flush=True)
+        from alphazero.config import ConfigError
+
+        try:
+            print(json.dumps(learner(path, args.steps)), flush=True)
+        except ConfigError as error:
+            parser.error(str(error))
     if args.inside:
         cluster(args.rounds, args.games)
     elif args.cluster:
