@@ -124,8 +124,7 @@ class SearchConfig:
     search meets a position again (a transposition, or the next move's search); 0: off."""
     inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
-    has it natively (1.3-1.4x faster on AVX-512 BF16, docs/research/benchmarks.md), float32
-    elsewhere."""
+    has it natively (faster there: docs/research/benchmarks.md), float32 elsewhere."""
 
     def params(self) -> SearchParams:
         """The search these settings describe, for self-play, the ladder and play."""

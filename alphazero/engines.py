@@ -2,11 +2,11 @@
 
 The ``.keras`` model stays the checkpoint format and TensorFlow stays the trainer; OpenVINO
 only runs the forward pass, on a copy of the network built from the Keras model's layers and
-weights (``openvino_model``) whenever they are new. On the 2-core development CPU, in
-bfloat16, it answers batches of 1-8 positions 2-5x faster than TensorFlow, which is what a
-person waiting for a move feels; at self-play's batches of 64-256 it is no faster than
-TensorFlow's own bfloat16 path, so training keeps TensorFlow (``benchmarks/
-inference_engines.py``, docs/benchmarks.md). It is a dependency of the package;
+weights (``openvino_model``) whenever they are new. It answers the small batches of play
+(1-8 positions) much faster than TensorFlow, which is what a person waiting for a move feels;
+at self-play's batches of 64-256 it is no faster than TensorFlow's own bfloat16 path, so
+training keeps TensorFlow (``benchmarks/
+inference_engines.py``, docs/research/benchmarks.md). It is a dependency of the package;
 without it (``EngineError`` names ``INSTALL_HINT``) ``auto`` runs TensorFlow.
 
 ``play.py`` and the page read the ``.keras`` file themselves (``keras_graph``) and run it here

@@ -26,9 +26,9 @@ def machine() -> str:
     instructions (``amx``, ``avx512``, ``avx2``: TensorFlow's fast kernels need them) and
     ``bf16`` where it computes bfloat16 natively (``search.inference_precision: auto``).
 
-    A run's CPU-seconds only compare with others from the same kind of machine (200 training
-    steps of the 128x6 Connect Four network took 393 CPU-s on an AVX2 AMD EPYC and 233 on an
-    AVX-512 Xeon), and a run resumed over several sittings may move between machines.
+    A run's CPU-seconds only compare with others from the same kind of machine (AVX2 and
+    AVX-512 CPUs differ by nearly 2x in training), and a run resumed over several stretches of
+    work may move between machines.
     """
     model, flags = "", set()
     try:

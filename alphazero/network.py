@@ -191,22 +191,8 @@ class InferenceModel:
     the new weights without rebuilding anything.
 
     ``jit_compile``: ``True`` or ``False`` for every bucket, or ``None`` (default) for XLA on
-    buckets up to ``XLA_MAX_BUCKET`` and the default kernels above. Positions per second on
-    the 2-core target CPU, 64x5 Connect Four net, best of several runs, XLA off / on:
-
-    ======  ===========  ===========
-    batch   quiet        busy CPU
-    ======  ===========  ===========
-    1       980 / 1320   830 / 1170
-    8       3030 / 3550  2180 / 2410
-    16      4480 / 4390  3550 / 2640
-    64      6190 / 5290  4920 / 2620
-    128     7020 / 5620  5800 / 2130
-    256     7540 / 5720  5220 / 2170
-    ======  ===========  ===========
-
-    Setting ``tf.config.threading`` did not help: one intra-op thread speeds up batch 1
-    (~0.8 ms) but halves throughput at batch 64-256, and inter-op threads change nothing.
+    buckets up to ``XLA_MAX_BUCKET`` and the default kernels above: XLA pays off at the
+    small batches only (``benchmarks/inference_engines.py``, docs/research/benchmarks.md).
 
     ``engine``: ``tensorflow`` (default), ``openvino`` (``pip install -e .[fast]``; else
     ``EngineError``) or ``auto`` (OpenVINO when installed and able to copy the model, else

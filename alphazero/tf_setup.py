@@ -8,10 +8,10 @@ should see, so the import and the device probe run with file descriptor 2 pointe
 Set ``ALPHAZERO_TF_VERBOSE=1`` to see the chatter.
 
 On x86-64, TensorFlow turns its oneDNN kernels on only for CPUs with AVX-512 or AMX; on an
-AVX2 machine (many AMD and older Intel ones) training then runs on slower kernels. The
-128x6 Connect Four network trains 1.7x faster with them (``benchmarks/training_step.py``),
-so they are asked for here unless ``TF_ENABLE_ONEDNN_OPTS`` is already set (``0`` turns
-them off). Results may differ from the other kernels in the last bits of float arithmetic.
+AVX2 machine (many AMD and older Intel ones) training then runs on slower kernels, markedly
+slower for the larger networks (``benchmarks/training_step.py``), so they are asked for
+here unless ``TF_ENABLE_ONEDNN_OPTS`` is already set (``0`` turns them off). Results may
+differ from the other kernels in the last bits of float arithmetic.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def train(
     """Train from ``config`` into ``run_path`` (or resume the run there).
 
     ``max_iterations`` stops after that many iterations of this call (for tests and for
-    sittings of limited length); the run can be resumed later. A new run refuses a folder
+    stretches of work of limited length); the run can be resumed later. A new run refuses a folder
     holding an earlier run's files, unless ``overwrite`` moves them aside. The run folder is
     locked while this runs: a second trainer on it stops with one line naming this one.
     """

@@ -20,7 +20,7 @@ and is named by the best shape it holds, each with its score (``SHAPE_SCORES``):
 
 The definitions use ``n`` only, so they hold for any ``n_in_row``. Line contents are read from
 two bitmasks (bit ``p``: the ``p``-th cell of the line) and every reading is memoised, so a
-shape is worked out once per sitting and then looked up. ``PatternBoard`` keeps the shapes of
+shape is worked out once per process and then looked up. ``PatternBoard`` keeps the shapes of
 every line for both players, refreshing only the (at most four) lines through a changed cell.
 """
 

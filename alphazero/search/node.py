@@ -5,8 +5,6 @@ A ``Node`` holds one position. Its statistics describe the move that led to it:
 * ``prob``: the network's prior for that move, as seen by the mother; ``logit`` its log
   (floored at ``log(PROB_FLOOR)``), made once here because Gumbel search reads it for every
   child of every node it walks through (``add_dirichlet_noise`` keeps the two together).
-  PUCT pays about 90 ns a node for it; made on Gumbel's first need instead, as a list on
-  the mother, it left Gumbel's Python 5% slower.
 * ``N``: visits; ``W``: sum of the values backed up through it; ``V = W / N``.
 * ``U``: the PUCT score the mother last computed for it: ``V + c_puct * prob * sqrt(N_mother)
   / (1 + N)``.
