@@ -165,7 +165,7 @@ class SelfPlayConfig:
     """When a move is sampled (temperature above 0), leave out the moves whose search value is
     more than this below the most visited move's (values in [-1, 1]; None: sample from every
     move). A sampled blunder decides the game, and its result is then a wrong value target
-    for every position before it. The weak side of ``weak_side_share`` games is not cut."""
+    for every position before it."""
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
     resign_threshold: float | None = field(default=None, metadata=_range(-1.0, 0.0))
@@ -179,21 +179,6 @@ class SelfPlayConfig:
     """With ``fast_simulations``: the share of moves that get the full search."""
     value_target_mix: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Value target = (1 - mix) * game result + mix * search value (both for the mover)."""
-    weak_side_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
-    """Share of games in which one side, drawn at random, searches every move afresh with
-    only ``weak_side_simulations``, samples its move in proportion to the visits (temperature
-    1) and is not recorded. The other side then meets imperfect play, as it will against real
-    opponents: in a game the first player wins with best play, self-play otherwise shows the
-    second player only flawless attacks, against which no defence works. (On Gomoku 6x6 it
-    did not help: docs/research/learning_speed/gomoku.md.)"""
-    weak_side_simulations: int = field(default=16, metadata=_range(2, 1_000_000))
-    """The weak side's simulations per move (see ``weak_side_share``)."""
-    weak_side_random: float = field(default=0.0, metadata=_range(0.0, 1.0))
-    """Chance that a weak-side move is a uniformly random legal move instead (a blunder): a
-    prior sharpened by self-play makes even a one-simulation attacker nearly flawless, and
-    the defender only learns that holding on pays against an attacker that can slip. (On
-    Gomoku 6x6 the second player then won 11-23% of self-play, but did no better against
-    ``uct:5000``: docs/research/learning_speed/gomoku.md.)"""
     random_opening_share: float = field(default=0.0, metadata=_range(0.0, 1.0))
     """Share of games that start from a random opening: 1 to ``random_opening_moves``
     uniformly random moves (none that ends the game), which are not training examples.
@@ -442,7 +427,13 @@ def _check_range(value: Any, meta: dict[str, Any], key: str) -> None:
 
 
 REMOVED_SETTINGS: dict[str, dict[str, Any]] = {
-    "selfplay": {"value_discount": 1.0, "symmetric_search": False},
+    "selfplay": {
+        "value_discount": 1.0,
+        "symmetric_search": False,
+        "weak_side_share": 0.0,
+        "weak_side_simulations": 16,
+        "weak_side_random": 0.0,
+    },
 }
 """Switches that are gone (their studies did not win: docs/research/learning_speed.md), with
 the value that left them off. A run folder's ``config.yaml`` names every key: one that names

@@ -52,7 +52,8 @@ class PausedGame:
     move_numbers: np.ndarray
     """[R] int64: the move number of each (0 for the first move of the game)."""
     weak_player: int = 0
-    """The side that plays weak (``weak_side_share``); 0: neither."""
+    """The side that played weak under the removed ``weak_side_share``; always 0 now (the
+    field stays so that the paused games' files keep one layout)."""
     would_resign: int = 0
     """The player who would have resigned (a resignation playthrough); 0: none."""
 

@@ -8,8 +8,8 @@ it.
 
 The loop here only batches: every step searches all the games in flight with one network
 call (``search_step``), and a game whose search is done plays its move and begins the next
-search at once. What varies between games and moves (random openings, the weak side,
-playout caps, temperature, resignation) is decided by the small pieces of
+search at once. What varies between games and moves (random openings, playout caps,
+temperature, resignation) is decided by the small pieces of
 ``selfplay_moves.py``; how a move is searched, by the run's search policy (``search.params()``).
 """
 
@@ -55,15 +55,8 @@ class _Slot:
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
     would_resign: int | None = None  # the player who would have resigned (playthrough games)
-    weak_player: int | None = None
-    """The side that plays with a small fresh search and is not recorded (weak_side_share)."""
     search: RootSearch | None = None
     """This move's search."""
-
-    @property
-    def weak(self) -> bool:
-        """Whether the player to move plays weak."""
-        return self.weak_player is not None and self.root.game.player == self.weak_player
 
 
 @dataclass
@@ -224,11 +217,9 @@ def _evaluator(policy: Policy, search: SearchConfig) -> tuple[Policy, Evaluation
 def _start(
     new_game: Callable[[], Game], selfplay: SelfPlayConfig, rng: np.random.Generator
 ) -> _Slot:
-    """A new game: its opening played, its weak side drawn."""
+    """A new game, its opening played."""
     game, opening = moves.random_opening(new_game(), selfplay, rng)
-    slot = _Slot(Node(game), actions=opening, moves=len(opening))
-    slot.weak_player = moves.weak_side(selfplay, rng)
-    return slot
+    return _Slot(Node(game), actions=opening, moves=len(opening))
 
 
 def _pause(slot: _Slot) -> PausedGame:
@@ -250,7 +241,6 @@ def _pause(slot: _Slot) -> PausedGame:
         players=np.array([r[2] for r in records], np.int8),
         search_values=np.array([r[3] for r in records], np.float64),
         move_numbers=np.array([r[4] for r in records], np.int64),
-        weak_player=slot.weak_player or 0,
         would_resign=slot.would_resign or 0,
     )
 
@@ -268,7 +258,6 @@ def _resume(paused: PausedGame, new_game: Callable[[], Game]) -> _Slot:
         actions=[int(a) for a in paused.actions],
         moves=paused.moves,
         would_resign=paused.would_resign or None,
-        weak_player=paused.weak_player or None,
     )
 
 
@@ -307,13 +296,10 @@ def _begin_search(
     rng: np.random.Generator,
 ) -> None:
     """Begin the search for the move at ``slot.root`` (``moves.move_budget``); its move is
-    sampled in the opening, for the weak side, or with a ``final_temperature``."""
-    weak = slot.weak
-    budget = moves.move_budget(search, selfplay, weak, rng)
-    if budget.fresh_tree:
-        slot.root = Node(slot.root.game)
+    sampled in the opening or with a ``final_temperature``."""
+    budget = moves.move_budget(search, selfplay, rng)
     slot.full = budget.recorded
-    sampled = moves.temperature(selfplay, slot.moves, weak) > 0
+    sampled = moves.temperature(selfplay, slot.moves) > 0
     slot.search = searcher.begin(
         slot.root, budget.simulations, rng, recorded=budget.recorded, sampled=sampled
     )
@@ -324,15 +310,11 @@ def _advance(
     slot: _Slot, selfplay: SelfPlayConfig, rng: np.random.Generator, stats: SelfPlayStats
 ) -> int | None:
     """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
-    game, weak, search = slot.root.game, slot.weak, slot.search
+    game, search = slot.root.game, slot.search
+    assert search is not None
     slot.search = None
-    if weak and selfplay.weak_side_random and rng.random() < selfplay.weak_side_random:
-        choice = moves.random_move(slot.root, rng)
-    else:
-        assert search is not None
-        # The weak side is meant to slip, so its samples are not cut.
-        cutoff = None if weak else selfplay.temperature_value_cutoff
-        choice = search.choose(moves.temperature(selfplay, slot.moves, weak), rng, cutoff)
+    tau = moves.temperature(selfplay, slot.moves)
+    choice = search.choose(tau, rng, selfplay.temperature_value_cutoff)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.actions.append(int(choice.action))

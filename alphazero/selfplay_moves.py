@@ -1,10 +1,9 @@
 """The pieces self-play's loop calls, one decision each, so the loop itself only batches.
 
-* How a game starts: ``random_opening`` (``selfplay.random_opening_share``) and, for a
-  ``weak_side_share`` game, which side plays weak (``weak_side``).
+* How a game starts: ``random_opening`` (``selfplay.random_opening_share``).
 * How much a move is searched: ``move_budget`` (playout cap randomisation: most moves get
   the cheap search and are not recorded).
-* How the move is played: ``temperature`` and, for the weak side, ``random_move``.
+* How the move is played: ``temperature``.
 * When a game is given up: ``resigns``.
 * What a finished game teaches: ``value_targets``.
 """
@@ -17,7 +16,6 @@ import numpy as np
 
 from .config import SearchConfig, SelfPlayConfig
 from .games.base import Game
-from .search import Choice, Node, detach
 
 
 def random_opening(
@@ -48,14 +46,6 @@ def random_opening(
     return game, moves
 
 
-def weak_side(selfplay: SelfPlayConfig, rng: np.random.Generator) -> int | None:
-    """The side (+1 or -1) that plays weak in a new game, with chance ``weak_side_share``;
-    None: both play the full search."""
-    if rng.random() < selfplay.weak_side_share:
-        return int(rng.choice((1, -1)))
-    return None
-
-
 @dataclass(frozen=True)
 class MoveBudget:
     """How one move is searched."""
@@ -64,19 +54,14 @@ class MoveBudget:
     recorded: bool
     """Whether the move's search is full and becomes a training example (and so explores
     with the search policy's root noise)."""
-    fresh_tree: bool = False
-    """Search from a fresh root, without the subtree kept from the last move."""
 
 
 def move_budget(
-    search: SearchConfig, selfplay: SelfPlayConfig, weak: bool, rng: np.random.Generator
+    search: SearchConfig, selfplay: SelfPlayConfig, rng: np.random.Generator
 ) -> MoveBudget:
     """The search of the next move. With playout cap randomisation (``fast_simulations``) a
     move gets the full search with chance ``full_search_share``, else the cheap one, which
-    only moves the game on. The weak side always gets its small search, from a fresh tree:
-    the subtree kept from the other side's full search would make it strong."""
-    if weak:
-        return MoveBudget(selfplay.weak_side_simulations, recorded=False, fresh_tree=True)
+    only moves the game on."""
     fast = selfplay.fast_simulations
     if fast is None:
         return MoveBudget(search.simulations, recorded=True)
@@ -84,23 +69,10 @@ def move_budget(
     return MoveBudget(search.simulations if full else fast, recorded=full)
 
 
-def temperature(selfplay: SelfPlayConfig, moves: int, weak: bool) -> float:
-    """The temperature of move number ``moves``: 1 in the opening (``temperature_moves``)
-    and for the weak side, which samples every move; ``final_temperature`` after."""
-    return 1.0 if weak or moves < selfplay.temperature_moves else selfplay.final_temperature
-
-
-def random_move(root: Node, rng: np.random.Generator) -> Choice:
-    """A uniformly random legal move (a weak-side blunder), detached as ``Node.next`` does.
-
-    Weak-side moves are never recorded, so the uniform policy in the ``Choice`` trains
-    nothing.
-    """
-    children = list(root.children.values())
-    chosen = children[int(rng.integers(len(children)))]
-    policy = np.zeros(root.game.num_actions, dtype=np.float32)
-    policy[[child.action for child in children]] = 1.0 / len(children)
-    return detach(root, chosen, policy)
+def temperature(selfplay: SelfPlayConfig, moves: int) -> float:
+    """The temperature of move number ``moves``: 1 in the opening (``temperature_moves``),
+    ``final_temperature`` after."""
+    return 1.0 if moves < selfplay.temperature_moves else selfplay.final_temperature
 
 
 def resigns(selfplay: SelfPlayConfig, value: float, rng: np.random.Generator) -> tuple[bool, bool]:

@@ -105,7 +105,6 @@ SETTINGS = {
         {},
         {
             "fast_simulations": 4,
-            "weak_side_share": 0.5,
             "resign_threshold": -0.3,
             "resign_playthrough": 0.5,
             "random_opening_share": 0.5,

@@ -192,7 +192,7 @@ def test_the_improved_policy_is_softmax_of_logits_plus_sigma():
     ("section", "key", "value", "problem"),
     [
         ("search", "leaves_per_tree", 2, "must be 1 with algorithm: gumbel"),
-        ("selfplay", "weak_side_simulations", 1, "must be >= 2"),
+        ("selfplay", "fast_simulations", 1, "must be >= 2"),
     ],
 )
 def test_config_refuses_what_gumbel_cannot_do(section, key, value, problem):

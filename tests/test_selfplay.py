@@ -7,11 +7,9 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.search import Node, RootNoise, make_policy, run
+from alphazero.search import Node, RootNoise
 from alphazero.search.node import add_dirichlet_noise, expand
 from alphazero.selfplay import (
-    _advance,
-    _begin_search,
     _finish,
     _Slot,
     play_games,
@@ -77,49 +75,6 @@ def test_playout_cap_randomisation_keeps_only_full_searches():
     some, stats = play_games(lambda: make("connect4"), uniform(7), 8, search, capped, rng, False)
     assert 0.15 * stats.moves < len(some) < 0.45 * stats.moves
     assert stats.simulations < 0.6 * 16 * stats.moves  # most moves were cheap
-
-
-def test_the_weak_side_searches_little_and_leaves_no_examples():
-    rng = np.random.default_rng(0)
-    search = SearchConfig(simulations=16)
-    weak = SelfPlayConfig(
-        games_per_iteration=8,
-        parallel_games=8,
-        augment=False,
-        weak_side_share=1.0,
-        weak_side_simulations=2,
-    )
-    examples, stats = play_games(lambda: make("connect4"), uniform(7), 8, search, weak, rng, False)
-    # Connect Four alternates, so each game's strong side made half its moves (rounded up).
-    assert stats.moves // 2 <= len(examples) <= (stats.moves + 8) // 2
-    # Every weak move searched 2 simulations, every strong one 16.
-    assert stats.simulations == 16 * len(examples) + 2 * (stats.moves - len(examples))
-
-
-def test_weak_side_blunders_are_uniform_over_legal_moves_and_unrecorded():
-    def centre_only(planes):  # every simulation goes to the centre
-        logits = np.full((len(planes), 9), -30.0)
-        logits[:, 4] = 30.0
-        return logits, np.zeros(len(planes))
-
-    def weak_moves(share: float) -> list[int]:
-        config = SelfPlayConfig(
-            weak_side_share=1.0, weak_side_simulations=8, weak_side_random=share
-        )
-        rng = np.random.default_rng(3)
-        played = []
-        for _ in range(180):
-            slot = _Slot(Node(make("tictactoe")), weak_player=1)
-            _begin_search(slot, make_policy(SearchConfig().params()), SearchConfig(), config, rng)
-            run([slot.search], centre_only)
-            assert _advance(slot, config, rng, SelfPlayStats()) is None
-            assert slot.records == [] and slot.root.mother is None
-            played.append(slot.root.game.last_move)
-        return played
-
-    assert set(weak_moves(0.0)) == {4}  # without blunders the prior's move every time
-    counts = np.bincount(weak_moves(1.0), minlength=9)
-    assert counts.min() >= 8 and counts.max() <= 35  # about 20 each
 
 
 def opening_lengths(game: str, share: float, max_moves: int, games: int) -> list[int]:
@@ -195,7 +150,7 @@ def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
         _, stats = play_games(lambda: make("tictactoe"), uniform(9), 40, search, config, rng, False)
         return stats.draws
 
-    assert draws(None) <= 30  # 23 of 40 when written
+    assert draws(None) <= 34  # 31 of 40 (seeds 0-2: 25 to 31)
     assert draws(0.1) >= 38  # 40
 
 
@@ -219,7 +174,13 @@ def test_each_game_is_handed_over_with_its_examples_as_it_ends():
 
 @pytest.mark.parametrize(
     ("setting", "off", "on"),
-    [("value_discount", 1.0, 0.9), ("symmetric_search", False, True)],
+    [
+        ("value_discount", 1.0, 0.9),
+        ("symmetric_search", False, True),
+        ("weak_side_share", 0.0, 0.5),
+        ("weak_side_simulations", 16, 8),
+        ("weak_side_random", 0.0, 0.1),
+    ],
 )
 def test_a_removed_switch_loads_when_off_and_is_one_line_when_on(tmp_path, setting, off, on):
     """A run folder's config.yaml names every key, the removed ones too: at the value that

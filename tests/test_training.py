@@ -18,7 +18,7 @@ import pytest
 import yaml
 from run_helpers import TINY, tiny_config
 
-from alphazero.checkpoints import CheckpointError, RunDir
+from alphazero.checkpoints import FORMAT, CheckpointError, RunDir
 from alphazero.config import config_from_dict
 from alphazero.training import train
 
@@ -115,7 +115,7 @@ def test_an_old_layout_run_resumes_exactly_and_its_next_save_converts_it(tmp_pat
     assert with_optimizer(run) == ["best.keras", "latest.keras", "models/iter_0002.keras"]
     train(None, run, resume=True, progress=False, max_iterations=1)  # type: ignore[arg-type]
     meta = json.loads((run / "metadata.json").read_text())
-    assert meta["format"] == 2 and meta["iteration"] == 3
+    assert meta["format"] == FORMAT and meta["iteration"] == 3
     assert with_optimizer(run) == ["resume_0003.keras"]  # the kept model lost its optimizer
     train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     assert_same_as_straight(straight, run)
@@ -409,7 +409,7 @@ def test_sigkill_while_an_old_layout_run_converts_leaves_it_resumable(tmp_path):
     assert meta["iteration"] >= 2 and len(buffer) > 0
     assert run_cli("--resume", "--run-dir", str(run), "--iterations", "1").returncode == 0
     meta = json.loads((run / "metadata.json").read_text())
-    assert meta["format"] == 2 and with_optimizer(run) == [meta["resume"]]
+    assert meta["format"] == FORMAT and with_optimizer(run) == [meta["resume"]]
 
 
 @pytest.mark.parametrize("sigint_ignored", [False, True])
