@@ -49,6 +49,7 @@ from .atomic import (
     is_temp_name,
     temp_base,
 )
+from .buffer_format import symmetry_tables
 from .config import Config, ConfigError, config_from_dict, read_yaml
 from .games import make
 from .model_files import (
@@ -551,6 +552,7 @@ class RunDir:
                 config.replay.capacity if capacity is None else capacity,
                 plane_shape=game.plane_shape,
                 num_actions=game.num_actions,
+                symmetries=symmetry_tables(game.symmetries, game.plane_shape, game.num_actions),
             )
         except ReplayBufferError as error:
             raise CheckpointError(str(error)) from None

@@ -5,7 +5,8 @@ Examples live in preallocated numpy arrays. Planes are stored as ``uint8`` (ever
 ever arrive, the store switches to ``float32`` once and stays exact. ``sample`` always returns
 ``float32``.
 
-``save`` writes an ``.npz`` (no pickled objects) atomically; ``load`` reads it back with
+``save`` writes an ``.npz`` (no pickled objects) atomically, in format 2 (``buffer_format``:
+packed planes, symmetric copies stored as references); ``load`` reads formats 1 and 2 back with
 ``allow_pickle=False`` and turns every problem into one ``ReplayBufferError`` line.
 """
 
@@ -14,18 +15,21 @@ from __future__ import annotations
 import contextlib
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from . import buffer_format
 from .atomic import fsync_dir, temp_file
+from .buffer_format import Symmetry
 from .npz_archive import Member, NpzError, npy_members, read_rows
 
-FORMAT_VERSION = 1
-"""Version of the ``.npz`` layout written by ``ReplayBuffer.save``."""
+FORMAT_VERSION = 2
+"""Version of the ``.npz`` layout written by ``ReplayBuffer.save``; 1 is still read."""
 
-_ARRAYS = ("format", "capacity", "total_added", "planes", "policies", "values")
+_SCALARS = ("format", "capacity", "total_added")
+_ARRAYS = ("planes", "policies", "values")
 MAX_CAPACITY = 100_000_000
 """The largest ``replay.capacity`` a config may give (``config.ReplayConfig``)."""
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -39,7 +43,16 @@ class ReplayBufferError(ValueError):
 class ReplayBuffer:
     """Ring buffer of ``(planes [H, W, C], policy [A], value)`` examples."""
 
-    def __init__(self, capacity: int, plane_shape: tuple[int, int, int], num_actions: int):
+    def __init__(
+        self,
+        capacity: int,
+        plane_shape: tuple[int, int, int],
+        num_actions: int,
+        *,
+        symmetries: Sequence[Symmetry] = (),
+    ):
+        """``symmetries`` (``buffer_format.symmetry_tables`` of the game) let ``save`` store a
+        symmetric copy of an example as a reference to it."""
         capacity = int(capacity)
         if capacity < 1:
             raise ValueError(f"replay buffer capacity must be >= 1, got {capacity}")
@@ -59,6 +72,7 @@ class ReplayBuffer:
         self._size = 0
         self.total_added = 0
         """Examples ever added, including those since pushed out."""
+        self.symmetries = tuple(symmetries)
 
     # ------------------------------------------------------------------------- filling
     def __len__(self) -> int:
@@ -153,11 +167,14 @@ class ReplayBuffer:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write an ``.npz`` atomically: temp file in the same folder, fsync, ``os.replace``.
 
-        The arrays are stored oldest first, with the capacity, ``total_added`` and the format
-        version; nothing is pickled.
+        The examples are stored oldest first (format 2, see ``buffer_format``), with the
+        capacity, ``total_added`` and the format version; nothing is pickled.
         """
         path = Path(path)
         order = self._order()
+        members = buffer_format.encode(
+            self._planes[order], self._policies[order], self._values[order], self.symmetries
+        )
         fd, tmp_name = temp_file(path.parent, path.name)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -166,9 +183,7 @@ class ReplayBuffer:
                     format=np.int64(FORMAT_VERSION),
                     capacity=np.int64(self.capacity),
                     total_added=np.int64(self.total_added),
-                    planes=self._planes[order],
-                    policies=self._policies[order],
-                    values=self._values[order],
+                    **members,
                 )
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -187,12 +202,14 @@ class ReplayBuffer:
         *,
         plane_shape: tuple[int, int, int] | None = None,
         num_actions: int | None = None,
+        symmetries: Sequence[Symmetry] = (),
     ) -> ReplayBuffer:
-        """Read a buffer written by ``save``.
+        """Read a buffer written by ``save`` (format 1 or 2).
 
         ``capacity`` (default: the saved one) may differ from the saved capacity; a smaller one
         keeps the most recent examples. ``plane_shape`` and ``num_actions``, when given, must
-        match the file. Any problem raises a one-line ``ReplayBufferError``.
+        match the file; ``symmetries`` are the loaded buffer's, for its next ``save``. Any
+        problem raises a one-line ``ReplayBufferError``.
         """
         path = Path(path)
 
@@ -213,26 +230,33 @@ class ReplayBuffer:
         try:
             with zipfile.ZipFile(path) as archive:
                 members = npy_members(archive)
-                missing = [name for name in _ARRAYS if name not in members]
+                missing = [name for name in _SCALARS if name not in members]
                 if missing:
                     raise fail(f"not a replay buffer file (no {missing[0]!r} array)")
                 scalars = {
                     name: _scalar(read_rows(archive, members[name]), name, fail)
-                    for name in ("format", "capacity", "total_added")
+                    for name in _SCALARS
                 }
-                if scalars["format"] != FORMAT_VERSION:
+                if scalars["format"] not in (1, FORMAT_VERSION):
                     raise fail(
                         f"replay buffer format {scalars['format']} is not supported "
-                        f"(this version reads format {FORMAT_VERSION})"
+                        f"(this version reads formats 1 and {FORMAT_VERSION})"
                     )
-                n = _check_declared(members, scalars, plane_shape, num_actions, fail)
+                if scalars["format"] == 1:
+                    n = _check_declared(members, scalars, plane_shape, num_actions, fail)
+                else:
+                    n = buffer_format.check_declared(members, plane_shape, num_actions)
+                    _check_counts(n, scalars, fail)
                 # Only the newest rows the buffer keeps are unpacked: memory is bounded by
                 # the capacity asked for, whatever the file declares.
                 keep = min(n, scalars["capacity"] if capacity is None else int(capacity))
-                planes, policies, values = (
-                    read_rows(archive, members[name], keep)
-                    for name in ("planes", "policies", "values")
-                )
+                if scalars["format"] == 1:
+                    planes, policies, values = (
+                        read_rows(archive, members[name], keep) for name in _ARRAYS
+                    )
+                else:
+                    planes, policies, values = buffer_format.decode(archive, members, n, keep)
+                    _check_shape(planes, plane_shape, fail)
         except ReplayBufferError:
             raise
         except NpzError as error:
@@ -244,6 +268,7 @@ class ReplayBuffer:
             scalars["capacity"] if capacity is None else capacity,
             planes.shape[1:],  # type: ignore[arg-type]
             policies.shape[1],
+            symmetries=symmetries,
         )
         if planes.dtype != np.uint8:
             buffer._planes = buffer._planes.astype(np.float32)
@@ -287,12 +312,7 @@ def _check_declared(
         raise fail(f"policies/values must be floats, got {policies.dtype}/{values.dtype}")
     if policies.dtype.itemsize > 8 or values.dtype.itemsize > 8:
         raise fail(f"policies/values have unexpected dtypes {policies.dtype}/{values.dtype}")
-    saved_capacity = scalars["capacity"]
-    if not 1 <= saved_capacity <= MAX_CAPACITY or n > saved_capacity or scalars["total_added"] < n:
-        raise fail(
-            f"inconsistent sizes: {n} examples, capacity {saved_capacity}, "
-            f"total_added {scalars['total_added']}"
-        )
+    _check_counts(n, scalars, fail)
     saved_shape = planes.shape[1:]
     if plane_shape is not None and saved_shape != tuple(int(d) for d in plane_shape):
         raise fail(f"planes are {list(saved_shape)}, expected {list(plane_shape)}")
@@ -301,6 +321,26 @@ def _check_declared(
     if min(saved_shape) < 1 or policies.shape[1] < 1:
         raise fail(f"empty example shapes: planes {list(saved_shape)}, {policies.shape[1]} actions")
     return n
+
+
+def _check_counts(
+    n: int, scalars: dict[str, int], fail: Callable[[str], ReplayBufferError]
+) -> None:
+    saved_capacity = scalars["capacity"]
+    if not 1 <= saved_capacity <= MAX_CAPACITY or n > saved_capacity or scalars["total_added"] < n:
+        raise fail(
+            f"inconsistent sizes: {n} examples, capacity {saved_capacity}, "
+            f"total_added {scalars['total_added']}"
+        )
+
+
+def _check_shape(
+    planes: np.ndarray,
+    plane_shape: tuple[int, ...] | None,
+    fail: Callable[[str], ReplayBufferError],
+) -> None:
+    if plane_shape is not None and planes.shape[1:] != tuple(int(d) for d in plane_shape):
+        raise fail(f"planes are {list(planes.shape[1:])}, expected {list(plane_shape)}")
 
 
 def _is_binary(planes: np.ndarray) -> bool:

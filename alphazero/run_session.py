@@ -20,6 +20,7 @@ from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes f
 import keras
 
 from . import progress as progress_bars
+from .buffer_format import symmetry_tables
 from .checkpoints import (
     CONFIG_FILE,
     METADATA_FILE,
@@ -113,7 +114,12 @@ def start_run(
     keras.utils.set_random_seed(config.seed)
     game = make(config.game.name, **config.game.params)
     model = build_network(game.plane_shape, game.num_actions, config.network)
-    buffer = ReplayBuffer(config.replay.capacity, game.plane_shape, game.num_actions)
+    buffer = ReplayBuffer(
+        config.replay.capacity,
+        game.plane_shape,
+        game.num_actions,
+        symmetries=symmetry_tables(game.symmetries, game.plane_shape, game.num_actions),
+    )
     return Start(
         run, config, model, buffer, RunState(), np.random.default_rng(config.seed), started
     )

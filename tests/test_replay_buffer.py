@@ -123,7 +123,8 @@ def test_file_is_plain_npz_in_chronological_order(tmp_path):
         assert int(npz["format"]) == FORMAT_VERSION
         assert int(npz["capacity"]) == 5 and int(npz["total_added"]) == 12
         np.testing.assert_array_equal(npz["values"], np.arange(7, 12))
-        assert npz["planes"].dtype == np.uint8
+        assert npz["packed_planes"].dtype == np.uint8
+        assert npz["packed_planes"].shape == (5, (np.prod(SHAPE) + 7) // 8)
 
 
 def test_float_planes_round_trip(tmp_path):
