@@ -416,6 +416,118 @@ def test_a_buffer_that_unpacks_to_gigabytes_takes_only_the_rows_the_run_keeps(tm
     assert peak < 40 << 20, peak
 
 
+def buffer_npz_2(path: Path, replace: dict[str, bytes] | None = None, n: int = 4) -> Path:
+    """A format 2 replay buffer file of ``n`` examples (each its own mirror's copy), with
+    members replaced (raw bytes)."""
+    width = int(np.prod(SHAPE))
+    mirror = np.arange(width).reshape(SHAPE)[:, ::-1].reshape(-1)
+    arrays = {
+        "format": np.int64(2),
+        "capacity": np.int64(max(n, 1)),
+        "total_added": np.int64(n),
+        "plane_shape": np.array(SHAPE, np.int64),
+        "copy_offset": np.array([0, 1] * (n // 2), np.uint8),
+        "copy_symmetry": np.array([0, 1] * (n // 2), np.uint8),
+        "symmetry_planes": np.stack([np.arange(width), mirror]).astype(np.int32),
+        "symmetry_policies": np.stack([np.arange(ACTIONS)] * 2).astype(np.int32),
+        "packed_planes": np.zeros((n // 2, (width + 7) // 8), np.uint8),
+        "policies": np.full((n // 2, ACTIONS), 1 / ACTIONS, np.float32),
+        "values": np.zeros(n // 2, np.float32),
+    }
+    members = {f"{name}.npy": _npy(np.asarray(value)) for name, value in arrays.items()}
+    members.update(replace or {})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+_WIDTH = int(np.prod(SHAPE))
+NPZ_2_CASES = {
+    # case: (members replaced, what the line says)
+    "packed_planes_declaring_2_gb_in_a_few_bytes": (
+        {"packed_planes.npy": _header_only((2_000_000_000, 1))},
+        "declares",
+    ),
+    "more_examples_than_its_capacity": (
+        {"capacity.npy": _npy(np.int64(2))},
+        "inconsistent sizes",
+    ),
+    "more_symmetries_than_any_board": (
+        {"symmetry_planes.npy": _npy(np.zeros((49, _WIDTH), np.int32))},
+        "at most 48",
+    ),
+    "a_symmetry_pointing_outside_the_planes": (
+        {"symmetry_planes.npy": _npy(np.full((2, _WIDTH), _WIDTH, np.int32))},
+        "points outside",
+    ),
+    "a_copy_of_a_copy": (
+        {"copy_offset.npy": _npy(np.array([0, 1, 1, 0], np.uint8))},
+        "refers to an example",
+    ),
+    "a_copy_of_nothing_before_it": (
+        {"copy_offset.npy": _npy(np.array([2, 1, 0, 1], np.uint8))},
+        "refers to an example",
+    ),
+    "planes_of_another_game": (
+        {"packed_planes.npy": _npy(np.zeros((2, 9), np.uint8))},
+        "do not hold",
+    ),
+    "more_stored_rows_than_planes": (
+        {"values.npy": _npy(np.zeros(3, np.float32))},
+        "stored examples",
+    ),
+    "no_copy_table": ({"copy_symmetry.npy": _npy(np.zeros(4, np.int64))}, "uint8"),
+    "format_3": ({"format.npy": _npy(np.int64(3))}, "format 3 is not supported"),
+}
+
+
+def test_a_well_formed_format_2_file_loads(tmp_path):
+    buffer = ReplayBuffer.load(buffer_npz_2(tmp_path / "b.npz"), 50, plane_shape=SHAPE)
+    assert len(buffer) == 4
+
+
+@pytest.mark.parametrize("case", list(NPZ_2_CASES))
+def test_a_format_2_buffer_is_refused_by_what_it_declares(tmp_path, case):
+    replace, expected = NPZ_2_CASES[case]
+    path = buffer_npz_2(tmp_path / "buffer_0001.npz", replace)
+    with pytest.raises(ReplayBufferError) as error:
+        ReplayBuffer.load(path, 50, plane_shape=SHAPE, num_actions=ACTIONS)
+    assert expected in one_line(error) and str(path) in one_line(error)
+
+
+def test_a_format_2_buffer_of_millions_of_examples_unpacks_only_the_rows_the_run_keeps(
+    tmp_path,
+):
+    n = 4_000_000
+    values = np.zeros(n, np.float32)
+    values[-1] = 1.0
+    path = tmp_path / "bomb.npz"
+    np.savez_compressed(
+        path,
+        format=np.int64(2),
+        capacity=np.int64(n),
+        total_added=np.int64(n),
+        plane_shape=np.array(SHAPE, np.int64),
+        copy_offset=np.zeros(n, np.uint8),
+        copy_symmetry=np.zeros(n, np.uint8),
+        symmetry_planes=np.zeros((0, _WIDTH), np.int32),
+        symmetry_policies=np.zeros((0, ACTIONS), np.int32),
+        packed_planes=np.zeros((n, (_WIDTH + 7) // 8), np.uint8),
+        policies=np.zeros((n, ACTIONS), np.float32),
+        values=values,
+    )
+    del values
+    tracemalloc.start()
+    try:
+        buffer = ReplayBuffer.load(path, 50, plane_shape=SHAPE, num_actions=ACTIONS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(buffer) == 50 and buffer.total_added == n and buffer.arrays()[2][-1] == 1
+    assert peak < 20 << 20, peak
+
+
 def test_pending_games_with_a_member_that_is_not_npy_is_one_line(tmp_path):
     path = tmp_path / "pending_selfplay.npz"
     with zipfile.ZipFile(path, "w") as archive:
