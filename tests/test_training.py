@@ -884,14 +884,15 @@ def test_resume_removes_temporary_files_a_kill_left(tmp_path):
     run = tmp_path / "run"
     train(tiny_config(iterations=1), run, progress=False)
     left = [
-        run / "models" / ".iter_0002.tmp.keras",
         run / "models" / ".iter_0002.4242.k3j4h5.tmp.keras",
         run / ".buffer_0002.npz.4242.abcdefgh.tmp",
     ]
-    for path in left:
+    not_ours = run / "models" / ".iter_0002.tmp.keras"  # no writer's pid: not a save's name
+    for path in [*left, not_ours]:
         path.write_bytes(b"half written")
     train(None, run, resume=True, progress=False)  # type: ignore[arg-type]  # finished: no save
     assert not [path for path in left if path.exists()]
+    assert not_ours.read_bytes() == b"half written"
 
 
 # ------------------------------------------------------------ one run folder, one trainer

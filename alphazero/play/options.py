@@ -327,7 +327,7 @@ def output_problem(option: str, path: Path, force: bool = False) -> str | None:
             return f"{option} {path}: the folder {path.parent} does not exist"
         if not os.access(path.parent, os.W_OK):
             return f"{option} {path}: the folder {path.parent} is not writable"
-        if force or not path.exists():
+        if force or not path.is_file():  # a device (/dev/stdout) is written as it is
             return None
         if option == "--json":
             return (
