@@ -399,6 +399,12 @@ def test_bad_metadata(saved_run, text, expected):
     assert expected in message and "metadata.json" in message
 
 
+def test_a_loaded_runs_buffer_knows_its_games_symmetries(saved_run):
+    """So that its next save stores each augmented position once (buffer format 2)."""
+    _, buffer, _ = saved_run.load()
+    assert len(buffer.symmetries) == 8  # tic-tac-toe's square board
+
+
 def test_missing_or_truncated_buffer(saved_run):
     file = saved_run.path / "buffer_0001.npz"
     file.write_bytes(file.read_bytes()[:100])
