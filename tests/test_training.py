@@ -323,6 +323,7 @@ def run_cli(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.Co
         ("seed: 1\nseed: 2\n", "duplicate key 'seed' at line 2 (first at line 1)"),
         ("", "empty, no settings in it"),
     ],
+    ids=lambda value: value[:40],  # the deep configs would make ids too long for a process env
 )
 def test_bad_config_is_a_one_line_error(tmp_path, text, message):
     path = tmp_path / "bad.yaml"
