@@ -19,12 +19,12 @@ DEFAULT_SIMULATIONS = 800
 """What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO and
 ``DEFAULT_CACHE`` a Connect Four move of the former 128x6 model took 0.20 s on the idle 2-core
 machine, one leaf on TensorFlow without the cache 2.34 s: ``benchmarks/play_speed.py``,
-docs/benchmarks.md."""
+docs/research/benchmarks.md."""
 DEFAULT_LEAVES = 4
 """Leaves searched per network call (virtual loss keeps them apart): the search makes a
 quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
 Four positions it played as well as one leaf (800 simulations: the 64x5 flagship at iteration
-110 96.7% either way; the former 128x6 97.0% against 96.8%, docs/benchmarks.md)."""
+110 96.7% either way; the former 128x6 97.0% against 96.8%, docs/research/benchmarks.md)."""
 DEFAULT_CACHE = 10_000
 """Positions whose network answers a model player keeps across its moves (``ModelPlayer``'s
 ``cache``): each move's search meets again about three in four of the positions the last
