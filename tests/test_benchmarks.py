@@ -57,9 +57,10 @@ def test_strength_without_readme_prints_and_writes_only_its_out_file(strength_co
     assert committed(tmp_path) == before
 
 
-def test_strength_measures_a_kept_model_of_a_run_outside_the_table(strength_copy, tmp_path):
+def test_strength_measures_a_model_file_of_a_run_outside_the_table(strength_copy, tmp_path):
     before = committed(tmp_path)
-    kept = ROOT / "checkpoints" / "pretrained" / "tictactoe" / "models" / "iter_0005.keras"
+    run_folder = ROOT / "checkpoints" / "pretrained" / "tictactoe"
+    kept = next(run_folder.glob("resume_*.keras"))  # any model file beside the run's config
     out = tmp_path / "result.json"
     args = ["--model", str(kept), "--games", "2", "--opponents", "uct:10", "--out", str(out)]
     done = run(strength_copy, *args)
