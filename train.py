@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from alphazero.config import Config
+    from alphazero.config.settings import Config
 
 DEFAULT_CONFIG = Path("configs/connect4.yaml")
 
@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The error types come with numpy only (a fifth of a second); TensorFlow loads in train().
-    from alphazero.checkpoints import CheckpointError, RunDir, TrainingDiverged
-    from alphazero.config import ConfigError
+    from alphazero.config.settings import ConfigError
+    from alphazero.training.checkpoints import CheckpointError, RunDir, TrainingDiverged
     from alphazero.workers import WorkerError
 
     run_dir: Path | None = args.run_dir
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             RunDir(run_dir).refuse_earlier_run()
         if args.resume:  # a missing folder or a bad config.yaml: also before TensorFlow loads
             RunDir.open(run_dir).load_config()
-        from alphazero.training import train  # TensorFlow loads here, after the quick checks
+        from alphazero.training.loop import train  # TensorFlow loads here, after the quick checks
 
         train(
             config,  # type: ignore[arg-type]  # None only with --resume: the run's own config
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         # Before the training loop's own handler (TensorFlow's import and the network's build
         # take seconds): as clean a stop as one between iterations, told in the same words.
-        from alphazero.interrupts import interrupted_message
+        from alphazero.training.interrupts import interrupted_message
 
         print(f"\n{interrupted_message(run_dir)}", file=sys.stderr)
     except TrainingDiverged as error:  # not a bad input: exit 1, as a failed run
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
     """The config to start a run with (None to resume: the run's own) and its folder."""
-    from alphazero.config import ConfigError, load_config
+    from alphazero.config.settings import ConfigError, load_config
 
     if not args.resume:
         config = load_config(args.config or DEFAULT_CONFIG)
@@ -138,7 +138,7 @@ def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
 
 def _warn_if_the_run_differs(config_path: Path, config: Config, run_dir: Path) -> None:
     """Say so when the settings in --config are not the ones the resumed run goes on with."""
-    from alphazero.checkpoints import CheckpointError, RunDir
+    from alphazero.training.checkpoints import CheckpointError, RunDir
 
     try:
         saved = RunDir(run_dir).load_config()

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .evaluation import ELO_BOUND
+from .evaluation.ladder import ELO_BOUND
 
 SEARCH_MEASURES = "solved_positions_search.jsonl"
 """A run folder's record of its models measured with search on the solved positions."""

@@ -22,8 +22,8 @@ import os
 import sys
 from pathlib import Path
 
-from .atomic import atomic_write_text
-from .checkpoints import (
+from .training.atomic import atomic_write_text
+from .training.checkpoints import (
     BEST_FILE,
     LATEST_FILE,
     METADATA_FILE,
@@ -32,8 +32,8 @@ from .checkpoints import (
     RunDir,
     json_default,
 )
-from .run_guard import RunLock
-from .run_metadata import check_usable_path
+from .training.run_guard import RunLock
+from .training.run_metadata import check_usable_path
 
 
 def _folder_bytes(folder: Path) -> int:

@@ -1,6 +1,6 @@
 """Replay buffer files in format 1 (``savez_compressed`` of the arrays) and format 2
-(``alphazero.buffer_format``: packed planes, symmetric copies as references): size, save time
-and load time of each, on real buffers.
+(``alphazero.training.buffer_format``: packed planes, symmetric copies as references): size,
+save time and load time of each, on real buffers.
 
 Each buffer is given by its run folder (the game comes from its ``config.yaml``) and read once
 (format 1 or 2); then, for ``--rounds`` rounds, each format is saved and loaded in turn
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.buffer_format import symmetry_tables
-from alphazero.config import ConfigError, load_config
+from alphazero.config.settings import ConfigError, load_config
 from alphazero.games import make
-from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
+from alphazero.training.buffer_format import symmetry_tables
+from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
 
 
 def write_format_1(buffer: ReplayBuffer, path: Path) -> None:

@@ -26,19 +26,19 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from alphazero.checkpoints import CheckpointError
-from alphazero.engines import EngineError
-from alphazero.games import make
-from alphazero.play.options import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
-from alphazero.player_specs import PlayerSpecError, budget, model_spec_parts
-from alphazero.players import BatchPlayer, Player, make_player
-from alphazero.pons_positions import (
+from alphazero.evaluation.player_specs import PlayerSpecError, budget, model_spec_parts
+from alphazero.evaluation.players import BatchPlayer, Player, make_player
+from alphazero.evaluation.pons_positions import (
     SETS,
     PonsPosition,
     PonsPositionsError,
     load_set,
     wilson_interval,
 )
+from alphazero.games import make
+from alphazero.network.engines import EngineError
+from alphazero.play.options import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
+from alphazero.training.checkpoints import CheckpointError
 
 FOLDER = Path(__file__).resolve().parents[1] / "experiments" / "data" / "pons"
 BATCH = 64

@@ -37,15 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.checkpoints import CheckpointError, load_model
-from alphazero.engines import ENGINES, EngineError
-from alphazero.games import make
-from alphazero.metrics import append_jsonl
-from alphazero.model_search import play_search, trained_search
-from alphazero.network import InferenceModel
-from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metrics
-from alphazero.search import symmetric_policy
-from alphazero.solved_positions import (
+from alphazero.evaluation.model_search import play_search, trained_search
+from alphazero.evaluation.solved_positions import (
     STAGES,
     SolvedPositionsError,
     evaluate_network,
@@ -54,6 +47,13 @@ from alphazero.solved_positions import (
     measure_by_result,
     search_chooser,
 )
+from alphazero.games import make
+from alphazero.network.engines import ENGINES, EngineError
+from alphazero.network.model import InferenceModel
+from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metrics
+from alphazero.search import symmetric_policy
+from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.metrics import append_jsonl
 
 
 def main() -> int:
@@ -64,7 +64,7 @@ def main() -> int:
         "--search",
         choices=["puct", "gumbel"],
         help="the search algorithm (default: as play.py searches this model, "
-        "alphazero/model_search.py)",
+        "alphazero/evaluation/model_search.py)",
     )
     parser.add_argument(
         "--c-puct",

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.checkpoints import load_model
-from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.config.settings import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.network import InferenceModel
-from alphazero.selfplay import play_games
+from alphazero.network.model import InferenceModel
+from alphazero.selfplay.loop import play_games
+from alphazero.training.checkpoints import load_model
 
 MODEL = Path(__file__).resolve().parents[1] / "checkpoints/pretrained/connect4/best.keras"
 

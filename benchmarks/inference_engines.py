@@ -83,7 +83,7 @@ def main() -> int:
     if min(batches) < 1:
         parser.error(f"--batches must be at least 1, got {args.batches}")
 
-    from alphazero import tf_setup  # noqa: F401  (TensorFlow, quietly)
+    from alphazero.network import tf_setup  # noqa: F401  (TensorFlow, quietly)
 
     # isort: split
     import tensorflow as tf
@@ -155,9 +155,9 @@ def _missing(engine: str) -> str | None:
 
 
 def _network(name: str):  # -> keras.Model
-    from alphazero.config import NetworkConfig
+    from alphazero.config.settings import NetworkConfig
     from alphazero.games import make
-    from alphazero.network import build_network
+    from alphazero.network.model import build_network
 
     filters, blocks = NETWORKS[name]
     game = make("connect4")
@@ -167,7 +167,7 @@ def _network(name: str):  # -> keras.Model
 
 
 def _forward(engine: str, model, threads: int, max_batch: int) -> Forward:
-    from alphazero.network import InferenceModel
+    from alphazero.network.model import InferenceModel
 
     if engine == "tensorflow":
         return InferenceModel(model, max_batch).evaluate
@@ -182,8 +182,8 @@ def _forward(engine: str, model, threads: int, max_batch: int) -> Forward:
         model, max_batch, precision="bfloat16" if bfloat16 else "float32", engine="openvino"
     )
     if threads:  # InferenceModel leaves OpenVINO its default threads; the option sets them
-        from alphazero.engines import OpenVINORunner
-        from alphazero.keras_graph import graph_of
+        from alphazero.network.engines import OpenVINORunner
+        from alphazero.network.keras_graph import graph_of
 
         inference._runner = OpenVINORunner(graph_of(model), bfloat16=bfloat16, threads=threads)
     return inference.evaluate

@@ -29,15 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.engines import ENGINES, EngineError
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
+from alphazero.network.engines import ENGINES, EngineError
 from alphazero.play.options import (
     DEFAULT_CACHE,
     DEFAULT_ENGINE,
     DEFAULT_LEAVES,
     DEFAULT_SIMULATIONS,
 )
-from alphazero.players import ModelPlayer
 from alphazero.search import EvaluationCache
 
 DEFAULT_MODEL = Path("checkpoints", "pretrained", "connect4")

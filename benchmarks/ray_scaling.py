@@ -48,10 +48,10 @@ def learner(path: str, steps: int) -> dict[str, float | str]:
     """Steps per second (wall, every core; CPU seconds per step), weights and example bytes."""
     import numpy as np
 
-    from alphazero.config import load_config
+    from alphazero.config.settings import load_config
     from alphazero.games import make
-    from alphazero.network import build_network
-    from alphazero.trainer import Trainer
+    from alphazero.network.model import build_network
+    from alphazero.training.trainer import Trainer
 
     config = load_config(path)
     game = make(config.game.name, **config.game.params)
@@ -88,9 +88,9 @@ def cluster(rounds: int, games: int) -> None:
     import numpy as np
     from ray_nodes import Cluster, token_env
 
-    from alphazero.config import config_from_dict
+    from alphazero.config.settings import config_from_dict
     from alphazero.games import make
-    from alphazero.network import build_network
+    from alphazero.network.model import build_network
     from alphazero.workers.ray_backend import RayBackend
 
     root = Path(tempfile.mkdtemp(prefix="ray_scaling_"))
@@ -145,7 +145,7 @@ def main() -> int:
     if not args.learner and not args.cluster:
         parser.error("give --learner CONFIG... and/or --cluster")
     for path in args.learner:
-        from alphazero.config import ConfigError
+        from alphazero.config.settings import ConfigError
 
         try:
             print(json.dumps(learner(path, args.steps)), flush=True)

@@ -107,8 +107,8 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="without TensorFlow loaded")
     args = parser.parse_args()
     if not args.bare:
-        from alphazero.config import NetworkConfig
-        from alphazero.network import build_network
+        from alphazero.config.settings import NetworkConfig
+        from alphazero.network.model import build_network
 
         game = make("connect4")
         model = build_network(game.plane_shape, game.num_actions, NetworkConfig())  # noqa: F841

@@ -28,12 +28,12 @@ import sys
 import time
 from pathlib import Path
 
-from alphazero.arena import MatchResult, play_match
+from alphazero.evaluation.arena import MatchResult, play_match
+from alphazero.evaluation.model_search import PlaySearch
+from alphazero.evaluation.players import ModelPlayer, make_player
 from alphazero.games import make
-from alphazero.model_search import PlaySearch
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem
-from alphazero.players import ModelPlayer, make_player
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"

@@ -4,7 +4,7 @@ One step is what ``Trainer.train_step`` does in a run: forward, loss, gradients 
 batch of Connect Four positions (random planes and targets: the cost does not depend on
 them), for the 64x5 and 128x6 networks. TensorFlow reads ``TF_ENABLE_ONEDNN_OPTS`` once, as
 it loads, so every measurement is a fresh process; on x86-64 without AVX-512 or AMX it leaves
-oneDNN off unless asked, and ``alphazero.tf_setup`` asks for it.
+oneDNN off unless asked, and ``alphazero.network.tf_setup`` asks for it.
 
 Rounds are interleaved (every network and kernel choice once per round, in a rotating order)
 so that a machine whose load changes affects them alike; each figure is the median over
@@ -33,10 +33,10 @@ def measure(filters: int, blocks: int, batch: int, steps: int) -> dict[str, floa
     """CPU and wall milliseconds per training step, after 3 warm-up steps (the trace)."""
     import numpy as np
 
-    from alphazero.config import NetworkConfig, TrainConfig
+    from alphazero.config.settings import NetworkConfig, TrainConfig
     from alphazero.games import make
-    from alphazero.network import build_network
-    from alphazero.trainer import Trainer
+    from alphazero.network.model import build_network
+    from alphazero.training.trainer import Trainer
 
     game = make("connect4")
     shape = game.encode().shape

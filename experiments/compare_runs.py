@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from alphazero.arena import play_match
-from alphazero.checkpoints import CheckpointError
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
 from alphazero.games.base import Game
-from alphazero.players import ModelPlayer
+from alphazero.training.checkpoints import CheckpointError
 
 
 def history(run: Path) -> list[dict]:

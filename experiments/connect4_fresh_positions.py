@@ -37,8 +37,8 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.baselines.uct import UCTPlayer
+from alphazero.evaluation.solved_positions import load_positions
 from alphazero.games import Connect4, make
-from alphazero.solved_positions import load_positions
 
 SOLVER = Path(__file__).with_name("connect4_solver.c")
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from connect4_fresh_positions import build_solver  # experiments/
 from tqdm import tqdm
 
-from alphazero.pons_positions import (
+from alphazero.evaluation.pons_positions import (
     CLASS_RANK,
     CLASSES_SUFFIX,
     SETS,

@@ -29,10 +29,10 @@ import time
 from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
-from alphazero.arena import play_match
-from alphazero.checkpoints import CheckpointError
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.players import ModelPlayer, PlayerSpecError, make_player
 from alphazero.games import Gomoku
-from alphazero.players import ModelPlayer, PlayerSpecError, make_player
+from alphazero.training.checkpoints import CheckpointError
 
 
 def main() -> int:

@@ -21,12 +21,12 @@ import time
 
 import numpy as np
 
-from alphazero.config import NetworkConfig, SearchConfig, SelfPlayConfig
+from alphazero.config.settings import NetworkConfig, SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.games.base import GameError
-from alphazero.network import InferenceModel, build_network
+from alphazero.network.model import InferenceModel, build_network
 from alphazero.search import Node, puct_policy, run
-from alphazero.selfplay import play_games
+from alphazero.selfplay.loop import play_games
 
 
 def lockstep(new_game, policy, games: int, search: SearchConfig, selfplay: SelfPlayConfig,

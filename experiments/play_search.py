@@ -25,14 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.arena import play_match
-from alphazero.checkpoints import CheckpointError, load_model
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.model_search import run_folder, trained_search
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import Game, make
-from alphazero.model_search import run_folder, trained_search
-from alphazero.network import InferenceModel
+from alphazero.network.model import InferenceModel
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_LEAVES
-from alphazero.players import ModelPlayer
+from alphazero.training.checkpoints import CheckpointError, load_model
 
 
 def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:

@@ -20,10 +20,10 @@ import time
 import keras
 import numpy as np
 
-from alphazero.config import NetworkConfig, TrainConfig
-from alphazero.network import build_network
-from alphazero.replay_buffer import ReplayBuffer
-from alphazero.trainer import Trainer
+from alphazero.config.settings import NetworkConfig, TrainConfig
+from alphazero.network.model import build_network
+from alphazero.training.replay_buffer import ReplayBuffer
+from alphazero.training.trainer import Trainer
 
 
 def held_out_scores(model: keras.Model, planes: np.ndarray, targets: np.ndarray) -> tuple:

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.baselines.perfect import losses_against_perfect_play
-from alphazero.checkpoints import load_model
-from alphazero.config import load_config
+from alphazero.config.settings import load_config
 from alphazero.games import Game, make
-from alphazero.network import InferenceModel
+from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search
-from alphazero.training import train
+from alphazero.training.checkpoints import load_model
+from alphazero.training.loop import train
 
 SIMULATIONS = 64  # as tests/test_learning.py's model
 

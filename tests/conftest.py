@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-import alphazero.tf_setup  # noqa: F401  (TensorFlow without its start-up chatter)
+import alphazero.network.tf_setup  # noqa: F401  (TensorFlow without its start-up chatter)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -33,9 +33,9 @@ pytest.importorskip("ray")
 
 from ray_nodes import Cluster, token_env
 
-from alphazero.checkpoints import RunDir
-from alphazero.config import config_from_dict
-from alphazero.training import train
+from alphazero.config.settings import config_from_dict
+from alphazero.training.checkpoints import RunDir
+from alphazero.training.loop import train
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER_TIMEOUT = 900.0

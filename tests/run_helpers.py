@@ -6,9 +6,9 @@ from __future__ import annotations
 import keras
 import numpy as np
 
-from alphazero.config import config_from_dict
+from alphazero.config.settings import config_from_dict
 from alphazero.games import make
-from alphazero.replay_buffer import ReplayBuffer
+from alphazero.training.replay_buffer import ReplayBuffer
 
 GAME = make("tictactoe")
 SHAPE = GAME.plane_shape

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from search_regression import linear_policy
 
-from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.config.settings import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.selfplay import play_games
+from alphazero.selfplay.loop import play_games
 
 FIXTURE = Path(__file__).with_name("selfplay_regression.json")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alphazero.arena import play_match
 from alphazero.baselines import gomoku_patterns
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
 from alphazero.baselines.gomoku_patterns import (
@@ -20,12 +19,13 @@ from alphazero.baselines.gomoku_patterns import (
     Shapes,
     shapes_for,
 )
-from alphazero.config import ConfigError, load_config
+from alphazero.config.settings import ConfigError, load_config
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.player_specs import PlayerSpecError, check_spec
+from alphazero.evaluation.players import make_player
 from alphazero.games import make
 from alphazero.games.base import Game
 from alphazero.games.gomoku import Gomoku
-from alphazero.player_specs import PlayerSpecError, check_spec
-from alphazero.players import make_player
 
 
 def position(size: int, first: list[str], second: list[str]) -> Game:
@@ -204,9 +204,9 @@ def test_the_same_seed_plays_the_same_game_and_another_seed_may_not():
 
 
 def test_the_arena_plays_it_against_a_model():
-    from alphazero.config import EvaluationConfig, NetworkConfig
-    from alphazero.evaluation import evaluate
-    from alphazero.network import build_network
+    from alphazero.config.settings import EvaluationConfig, NetworkConfig
+    from alphazero.evaluation.ladder import evaluate
+    from alphazero.network.model import build_network
 
     game = make("gomoku", size=8, n_in_row=5)
     model = build_network(

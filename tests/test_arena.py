@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from alphazero import progress
-from alphazero.arena import MatchResult, elo_difference, play_match, score_below
 from alphazero.baselines.perfect import PerfectPlayer, solve
+from alphazero.evaluation.arena import MatchResult, elo_difference, play_match, score_below
+from alphazero.evaluation.players import PlayerSpecError, RandomPlayer, make_player
 from alphazero.games import make
-from alphazero.players import PlayerSpecError, RandomPlayer, make_player
 
 
 def test_score_confidence_interval_and_elo_on_known_results():
@@ -160,7 +160,7 @@ def test_player_specs_build_the_right_players():
 
 
 def test_model_spec_with_a_missing_file_is_a_one_line_error(tmp_path):
-    from alphazero.checkpoints import CheckpointError
+    from alphazero.training.checkpoints import CheckpointError
 
     with pytest.raises(CheckpointError) as error:
         make_player(f"model:{tmp_path}/nothing.keras:50", make("connect4"))
@@ -182,7 +182,7 @@ def test_rollout_knowledge_is_switched_by_spec_or_flag():
 
 # ------------------------------------------------------------------------ the ladder's Elo
 def test_a_model_that_only_draws_perfect_play_is_not_rated_above_it():
-    from alphazero.evaluation import ladder_elo
+    from alphazero.evaluation.ladder import ladder_elo
 
     # The case: random swept 10 of 10, perfect drawn 10 of 10. The perfect player's
     # own rating is its sweep of random cut to the step bound; the model's sweep of random
@@ -201,7 +201,7 @@ def test_a_model_that_only_draws_perfect_play_is_not_rated_above_it():
 
 
 def test_without_a_perfect_player_the_ladder_elo_is_the_maximum_likelihood_rating():
-    from alphazero.evaluation import ladder_elo
+    from alphazero.evaluation.ladder import ladder_elo
 
     ladder = {"uct:200": 0.0, "uct:1000": 300.0}
     results = {
@@ -215,9 +215,9 @@ def test_without_a_perfect_player_the_ladder_elo_is_the_maximum_likelihood_ratin
 
 
 def test_the_evaluated_model_is_labelled_by_its_simulations():
-    from alphazero.config import EvaluationConfig, NetworkConfig
-    from alphazero.evaluation import evaluate
-    from alphazero.network import build_network
+    from alphazero.config.settings import EvaluationConfig, NetworkConfig
+    from alphazero.evaluation.ladder import evaluate
+    from alphazero.network.model import build_network
 
     game = make("tictactoe")
     model = build_network(

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.buffer_format import Symmetry, symmetry_tables
 from alphazero.games import make
 from alphazero.games.base import Game
-from alphazero.replay_buffer import FORMAT_VERSION, ReplayBuffer
+from alphazero.training.buffer_format import Symmetry, symmetry_tables
+from alphazero.training.replay_buffer import FORMAT_VERSION, ReplayBuffer
 
 GAMES = {
     "connect4": ("connect4", {}),

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from test_training import TINY, _interrupt_after_games, assert_same_run
 
-import alphazero.selfplay as selfplay_module
-from alphazero import paused as paused_module
-from alphazero.checkpoints import CheckpointError, RunDir
-from alphazero.config import SearchConfig, SelfPlayConfig, config_from_dict
+import alphazero.selfplay.loop as selfplay_module
+from alphazero.config.settings import SearchConfig, SelfPlayConfig, config_from_dict
 from alphazero.games import make
-from alphazero.paused import PausedGame
-from alphazero.selfplay import play_games, play_games_carrying
-from alphazero.training import train
+from alphazero.selfplay import paused as paused_module
+from alphazero.selfplay.loop import play_games, play_games_carrying
+from alphazero.selfplay.paused import PausedGame
+from alphazero.training.checkpoints import CheckpointError, RunDir
+from alphazero.training.loop import train
 from alphazero.workers import LocalBackend, split_paused
 
 CARRY = {**TINY, "selfplay": {**TINY["selfplay"], "carry_over": True}}
@@ -302,7 +302,9 @@ def test_bad_paused_games_are_one_line_before_any_worker_starts(
     train(carry_config(iterations=2), run, progress=False, max_iterations=1)
     damage(run, RunDir(run).read_metadata())
     started = []
-    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(
+        "alphazero.training.session.make_backend", lambda *a, **k: started.append(a)
+    )
     with pytest.raises(CheckpointError) as error:
         train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     assert message in str(error.value) and "\n" not in str(error.value)
@@ -314,7 +316,7 @@ def test_bad_paused_games_are_one_line_before_any_worker_starts(
 def test_ctrl_c_in_training_keeps_the_paused_games_and_resumes_exactly(
     tmp_path, monkeypatch, stopped_in
 ):
-    from alphazero.trainer import Trainer
+    from alphazero.training.trainer import Trainer
 
     config = carry_config(iterations=3)
     train(config, tmp_path / "straight", progress=False)
@@ -386,7 +388,7 @@ def test_kept_paused_games_of_another_game_are_one_line_before_any_worker_starts
 ):
     import dataclasses
 
-    from alphazero.trainer import Trainer
+    from alphazero.training.trainer import Trainer
 
     run = tmp_path / "run"
 
@@ -405,7 +407,9 @@ def test_kept_paused_games_of_another_game_are_one_line_before_any_worker_starts
     )  # fmt: skip
     RunDir(run).save_pending(dataclasses.replace(kept, paused=foreign))
     started = []
-    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(
+        "alphazero.training.session.make_backend", lambda *a, **k: started.append(a)
+    )
     with pytest.raises(CheckpointError) as error:
         train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     message = str(error.value)

@@ -12,20 +12,20 @@ import numpy as np
 import pytest
 from run_helpers import GAME, make_config, tiny_buffer, tiny_model
 
-import alphazero.checkpoints as ckpt
-from alphazero.checkpoints import (
+import alphazero.training.checkpoints as ckpt
+from alphazero.games import make
+from alphazero.network.model_files import save_model_atomic
+from alphazero.slim_run import main as slim_main
+from alphazero.slim_run import slim_run
+from alphazero.training.checkpoints import (
     CheckpointError,
     RunDir,
     atomic_write_text,
     load_model,
 )
-from alphazero.games import make
-from alphazero.metrics import append_metrics
-from alphazero.model_files import save_model_atomic
-from alphazero.replay_buffer import ReplayBuffer
-from alphazero.run_guard import RunLock
-from alphazero.slim_run import main as slim_main
-from alphazero.slim_run import slim_run
+from alphazero.training.metrics import append_metrics
+from alphazero.training.replay_buffer import ReplayBuffer
+from alphazero.training.run_guard import RunLock
 
 # Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
 pytestmark = pytest.mark.filterwarnings(
@@ -634,7 +634,7 @@ def test_saved_run_files_are_readable_like_any_other_file(tmp_path):
     import os
     import stat
 
-    from alphazero.atomic import temp_file
+    from alphazero.training.atomic import temp_file
 
     old = os.umask(0o022)
     try:

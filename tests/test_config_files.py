@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.checkpoints import RunDir
-from alphazero.config import load_config
-from alphazero.model_search import trained_search
+from alphazero.config.settings import load_config
+from alphazero.evaluation.model_search import trained_search
+from alphazero.training.checkpoints import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("**/*.yaml"))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from alphazero import config_reference
-from alphazero.config import Config
+from alphazero.config import reference as config_reference
+from alphazero.config.settings import Config
 
 
 def test_the_committed_reference_matches_the_config_dataclasses():
     assert config_reference.PAGE.read_text() == config_reference.render(), (
-        "docs/configuration.md is stale: run python -m alphazero.config_reference"
+        "docs/configuration.md is stale: run python -m alphazero.config.reference"
     )
 
 

@@ -1,5 +1,5 @@
-"""The network run by OpenVINO (``alphazero.engines``): the same answers as Keras, kept fresh
-when the weights change, and a plain error or TensorFlow when it cannot be used."""
+"""The network run by OpenVINO (``alphazero.network.engines``): the same answers as Keras, kept
+fresh when the weights change, and a plain error or TensorFlow when it cannot be used."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from test_network import GAMES, random_positions, random_targets
 
-from alphazero import engines
-from alphazero.config import NetworkConfig, TrainConfig
-from alphazero.engines import EngineError, resolve_engine
+from alphazero.config.settings import NetworkConfig, TrainConfig
 from alphazero.games import make
-from alphazero.network import InferenceModel, build_network, load_model, wdl_value
-from alphazero.trainer import Trainer
+from alphazero.network import engines
+from alphazero.network.engines import EngineError, resolve_engine
+from alphazero.network.model import InferenceModel, build_network, load_model, wdl_value
+from alphazero.training.trainer import Trainer
 
 SMALL = NetworkConfig(filters=16, blocks=2, value_hidden=16, l2=1e-4)
 PRETRAINED = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from connect4_fresh_positions import board_keys, build_solver, must_block  # experiments/
 
-from alphazero.solved_positions import SolvedPositionsError, load_positions
+from alphazero.evaluation.solved_positions import SolvedPositionsError, load_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -85,7 +85,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_sees_function_level_imports() -> None:
     graph = _graph()
-    assert "alphazero.tf_setup" in graph["alphazero.workers.processes"]
+    assert "alphazero.network.tf_setup" in graph["alphazero.workers.processes"]
     assert "alphazero.search.node" not in graph["alphazero.search.choice"]  # TYPE_CHECKING only
 
 

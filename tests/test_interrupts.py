@@ -1,4 +1,4 @@
-"""Ctrl-C deferred and ignored (``alphazero.interrupts``).
+"""Ctrl-C deferred and ignored (``alphazero.training.interrupts``).
 
 Each check signals a fresh Python process of its own, never the pytest process: once a
 process has made and dropped OpenVINO and ONNX Runtime objects (as other tests do), a SIGINT
@@ -33,7 +33,7 @@ def test_ctrl_c_inside_a_deferred_block_is_raised_after_the_block_ends() -> None
     out = run_fresh(
         """
         import os, signal
-        from alphazero.interrupts import deferred_interrupt
+        from alphazero.training.interrupts import deferred_interrupt
 
         before = signal.getsignal(signal.SIGINT)  # SIG_IGN when run in the background
         finished = []
@@ -54,7 +54,7 @@ def test_ctrl_c_while_ignored_is_dropped_and_the_handler_restored() -> None:
     out = run_fresh(
         """
         import os, signal
-        from alphazero.interrupts import sigint_ignored
+        from alphazero.training.interrupts import sigint_ignored
 
         before = signal.getsignal(signal.SIGINT)
         with sigint_ignored():
@@ -71,7 +71,7 @@ def test_ctrl_c_that_a_finalizer_swallowed_is_raised_at_the_next_check() -> None
     out = run_fresh(
         """
         import os, signal
-        from alphazero.interrupts import raise_if_interrupted, stop_on_ctrl_c
+        from alphazero.training.interrupts import raise_if_interrupted, stop_on_ctrl_c
 
         class Finalized:
             def __del__(self):  # where TensorFlow's resources are freed
@@ -104,9 +104,9 @@ def test_training_stops_on_a_ctrl_c_that_a_finalizer_swallowed(tmp_path: Path) -
         [sys.executable, "-c", textwrap.dedent(
             f"""
             import os, signal
-            from alphazero.config import config_from_dict
-            from alphazero.trainer import Trainer
-            from alphazero.training import train
+            from alphazero.config.settings import config_from_dict
+            from alphazero.training.trainer import Trainer
+            from alphazero.training.loop import train
 
             class Finalized:
                 def __del__(self):
@@ -153,12 +153,12 @@ def test_self_play_and_a_match_stop_at_their_next_step_after_a_swallowed_ctrl_c(
         """
         import os, signal
         import numpy as np
-        from alphazero.arena import play_match
-        from alphazero.config import SearchConfig, SelfPlayConfig
+        from alphazero.evaluation.arena import play_match
+        from alphazero.config.settings import SearchConfig, SelfPlayConfig
         from alphazero.games import make
-        from alphazero.interrupts import stop_on_ctrl_c
-        from alphazero.players import RandomPlayer
-        from alphazero.selfplay import play_games
+        from alphazero.training.interrupts import stop_on_ctrl_c
+        from alphazero.evaluation.players import RandomPlayer
+        from alphazero.selfplay.loop import play_games
 
         class Finalized:
             def __del__(self):

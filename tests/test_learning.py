@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from alphazero.baselines import perfect
-from alphazero.checkpoints import load_model
-from alphazero.config import load_config
+from alphazero.config.settings import load_config
 from alphazero.games import Game, make
-from alphazero.network import InferenceModel
+from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search
-from alphazero.training import train
+from alphazero.training.checkpoints import load_model
+from alphazero.training.loop import train
 
 SIMULATIONS = 64
 

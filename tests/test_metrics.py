@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 
-from alphazero.checkpoints import RunDir
-from alphazero.config import config_from_dict
-from alphazero.metrics import append_metrics
+from alphazero.config.settings import config_from_dict
+from alphazero.training.checkpoints import RunDir
+from alphazero.training.metrics import append_metrics
 
 
 def make_config():

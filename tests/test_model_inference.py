@@ -14,12 +14,12 @@ import pytest
 from test_engines import SMALL, a_model_openvino_cannot_copy, needs_openvino, with_batch_statistics
 from test_network import random_positions
 
-from alphazero.checkpoints import CheckpointError
-from alphazero.engines import OpenVINONetwork
 from alphazero.games import make
-from alphazero.keras_graph import graph_of, read_keras_file
-from alphazero.model_inference import load_inference
-from alphazero.network import InferenceModel, build_network, wdl_value
+from alphazero.network.engines import OpenVINONetwork
+from alphazero.network.inference import load_inference
+from alphazero.network.keras_graph import graph_of, read_keras_file
+from alphazero.network.model import InferenceModel, build_network, wdl_value
+from alphazero.training.checkpoints import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"
@@ -65,7 +65,7 @@ def test_play_searches_with_openvino_and_never_imports_tensorflow() -> None:
 import sys
 from alphazero.games import make
 from alphazero.play.web_networks import load_network
-from alphazero.players import ModelPlayer
+from alphazero.evaluation.players import ModelPlayer
 game = make("tictactoe")
 player = ModelPlayer({str(PRETRAINED / "tictactoe")!r}, game, simulations=20, engine="auto")
 thought = player.think(game)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
-from alphazero.players import ModelPlayer
 
 PRETRAINED = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
 
@@ -62,7 +62,7 @@ def test_a_kept_position_and_its_own_replies_searched_at_once_do_not_share_a_tre
 
 
 def test_a_symmetric_model_spec_values_mirror_images_alike():
-    from alphazero.players import make_player
+    from alphazero.evaluation.players import make_player
 
     game = make("connect4").__class__.from_moves([0, 0, 1, 3])
     mirror = make("connect4").__class__.from_moves([6, 6, 5, 3])
@@ -105,7 +105,7 @@ def test_more_leaves_per_call_make_fewer_larger_network_calls():
 
 
 def test_a_model_spec_takes_the_leaves_and_the_engine_given():
-    from alphazero.players import make_player
+    from alphazero.evaluation.players import make_player
 
     game = make("tictactoe")
     player = make_player(

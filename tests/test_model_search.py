@@ -8,10 +8,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from alphazero.config import Config, SearchConfig
+from alphazero.config.settings import Config, SearchConfig
+from alphazero.evaluation.model_search import (
+    PLAY_ALGORITHM,
+    PlaySearch,
+    play_search,
+    trained_search,
+)
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
-from alphazero.model_search import PLAY_ALGORITHM, PlaySearch, play_search, trained_search
-from alphazero.players import ModelPlayer
 from alphazero.search import GumbelParams, Node, SearchParams, search
 
 

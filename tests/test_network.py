@@ -9,10 +9,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from alphazero.config import NetworkConfig, TrainConfig
+from alphazero.config.settings import NetworkConfig, TrainConfig
 from alphazero.games import make
-from alphazero.network import InferenceModel, build_network, load_model, network_shape, wdl_value
-from alphazero.trainer import StepDecay, Trainer, make_optimizer, make_schedule
+from alphazero.network.model import (
+    InferenceModel,
+    build_network,
+    load_model,
+    network_shape,
+    wdl_value,
+)
+from alphazero.training.trainer import StepDecay, Trainer, make_optimizer, make_schedule
 
 TINY = NetworkConfig(filters=8, blocks=1, value_hidden=8, l2=1e-4)
 GAMES = [
@@ -327,10 +333,10 @@ def test_traced_functions_do_not_reread_the_source_so_editing_it_mid_run_is_safe
     # compile whatever code now sits at the old line numbers and the run would crash.
     import linecache
 
-    import alphazero.network
-    import alphazero.trainer
+    import alphazero.network.model
+    import alphazero.training.trainer
 
-    edited = {alphazero.network.__file__, alphazero.trainer.__file__}
+    edited = {alphazero.network.model.__file__, alphazero.training.trainer.__file__}
     real_getlines = linecache.getlines
 
     def getlines(filename, module_globals=None):

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from alphazero.evaluation.players import ModelPlayer, MoveStat, Thought
 from alphazero.games import make
 from alphazero.play.board import Style, use_color
 from alphazero.play.models import default_model, how_to_train
@@ -31,7 +32,6 @@ from alphazero.play.prompt import LineReader
 from alphazero.play.records import GameRecord
 from alphazero.play.session import HintModel, Session
 from alphazero.play.thoughts import format_thought
-from alphazero.players import ModelPlayer, MoveStat, Thought
 
 PLAY = Path(__file__).resolve().parents[1] / "play.py"
 TICTACTOE_POINTS = [f"{c}{r}" for c in "abc" for r in "123"]
@@ -359,8 +359,8 @@ def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):
     run.mkdir()
     (run / "config.yaml").write_text("game:\n  name: [1]\n")
     probe = (
-        "import sys; from alphazero.games import make; from alphazero.players import "
-        "ModelPlayer; from alphazero.checkpoints import CheckpointError\n"
+        "import sys; from alphazero.games import make; from alphazero.evaluation.players import "
+        "ModelPlayer; from alphazero.training.checkpoints import CheckpointError\n"
         "try: ModelPlayer(sys.argv[1], make('connect4'))\n"
         "except CheckpointError as error: print(error)\n"
         "print('tensorflow' in sys.modules)"
@@ -488,8 +488,8 @@ def test_ctrl_c_at_the_prompt_says_bye(tmp_path):
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
     """A tiny untrained tic-tac-toe network saved as a ``.keras`` file."""
-    from alphazero.config import NetworkConfig
-    from alphazero.network import build_network
+    from alphazero.config.settings import NetworkConfig
+    from alphazero.network.model import build_network
 
     game = make("tictactoe")
     model = build_network(
@@ -550,7 +550,7 @@ class Scripted:
 def run_session(
     name: str, params: dict, typed: list[str], script: list[str], width: int | None = None
 ) -> str:
-    from alphazero.players import HumanPlayer
+    from alphazero.evaluation.players import HumanPlayer
 
     out = io.StringIO()
     human = HumanPlayer()
@@ -943,7 +943,7 @@ def recording(init, built: list):
     ],
 )  # fmt: skip
 def test_bad_leaves_or_a_missing_engine_stop_with_one_line(monkeypatch, capsys, options, message):
-    from alphazero import engines
+    from alphazero.network import engines
     from alphazero.play import cli
 
     monkeypatch.setattr(engines, "openvino_installed", lambda: False)

@@ -11,8 +11,8 @@ import pytest
 from connect4_fresh_positions import build_solver  # experiments/
 from connect4_pons_solve import FOLDER, solve_set  # experiments/
 
-from alphazero.players import RandomPlayer
-from alphazero.pons_positions import (
+from alphazero.evaluation.players import RandomPlayer
+from alphazero.evaluation.pons_positions import (
     SETS,
     PonsPosition,
     PonsPositionsError,

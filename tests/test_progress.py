@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from alphazero import progress
-from alphazero.metrics import summary_line
 from alphazero.progress import RunProgress
+from alphazero.training.metrics import summary_line
 
 ROOT = Path(__file__).resolve().parents[1]
 

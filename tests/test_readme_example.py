@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.arena import play_match
-from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.players import make_player
 from alphazero.games import GAMES, make
 from alphazero.games.base import MoveParseError
-from alphazero.players import make_player
-from alphazero.selfplay import play_games
+from alphazero.selfplay.loop import play_games
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

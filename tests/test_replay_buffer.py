@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from alphazero.replay_buffer import FORMAT_VERSION, ReplayBuffer, ReplayBufferError
+from alphazero.training.replay_buffer import FORMAT_VERSION, ReplayBuffer, ReplayBufferError
 
 SHAPE = (3, 4, 2)
 ACTIONS = 5
@@ -263,7 +263,7 @@ def test_sampling_the_newest_only_draws_from_them():
 
 
 def test_growing_window_starts_whole_then_grows_slower_than_the_run():
-    from alphazero.config import ReplayConfig
+    from alphazero.config.settings import ReplayConfig
 
     replay = ReplayConfig(capacity=250_000, window_start=20_000)
     assert replay.window(5_000) == 5_000

@@ -81,9 +81,9 @@ def test_several_runs_share_one_correct_moves_panel(tmp_path):
 def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
     """``connect4_positions.py --record`` appends a kept model's figures with search, at the
     CPU hours its run had spent, and the several-run panel draws them beside the raw policy."""
-    from alphazero.config import NetworkConfig
+    from alphazero.config.settings import NetworkConfig
     from alphazero.games import make
-    from alphazero.network import build_network
+    from alphazero.network.model import build_network
 
     game = make("connect4")
     run = tmp_path / "run"
@@ -131,9 +131,9 @@ def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
 def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp_path):
     """``--record --model RUN`` records the latest iteration, so it must measure that
     iteration's model, not the ``best.keras`` that loading the folder gives."""
-    from alphazero.config import NetworkConfig
+    from alphazero.config.settings import NetworkConfig
     from alphazero.games import make
-    from alphazero.network import build_network
+    from alphazero.network.model import build_network
 
     small = NetworkConfig(filters=8, blocks=1)
     run = tmp_path / "run"
@@ -179,7 +179,7 @@ def test_a_run_of_one_iteration_says_not_enough_iterations_yet(tmp_path):
 
 
 def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_path):
-    from alphazero.evaluation import ELO_BOUND
+    from alphazero.evaluation.ladder import ELO_BOUND
     from alphazero.report import capped, draw
 
     records = [record(i, elo) for i, elo in ((1, 300.0), (2, ELO_BOUND), (3, 700.0))]

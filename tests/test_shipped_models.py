@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.checkpoints import RunDir
+from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
 from alphazero.play.models import default_model
-from alphazero.players import ModelPlayer
+from alphazero.training.checkpoints import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "checkpoints" / "pretrained").iterdir() if p.is_dir())
@@ -76,7 +76,7 @@ def test_no_config_in_configs_meets_a_committed_run_in_its_run_folder():
     """The quick start's ``python train.py`` (and ``--config configs/X.yaml``) starts a run in
     ``checkpoints/<run_name>``, which refuses a folder holding an earlier run: a run committed
     there would stop a fresh clone's main command at once. Runs in progress live elsewhere."""
-    from alphazero.config import load_config
+    from alphazero.config.settings import load_config
 
     if shutil.which("git") is None:
         pytest.skip("no git to list the committed files")

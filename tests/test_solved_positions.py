@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alphazero.solved_positions import (
+from alphazero.evaluation.solved_positions import (
     evaluate_network,
     load_positions,
     measure,

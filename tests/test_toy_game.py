@@ -9,16 +9,16 @@ from typing import Self
 import numpy as np
 import pytest
 
-from alphazero.arena import play_match
-from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.players import HumanPlayer, make_player
 from alphazero.games import GAMES
 from alphazero.games.base import Game, MoveParseError
 from alphazero.play.board import Style
 from alphazero.play.options import epilog, parse_game
 from alphazero.play.prompt import LineReader
 from alphazero.play.session import HintModel, Session
-from alphazero.players import HumanPlayer, make_player
-from alphazero.selfplay import play_games
+from alphazero.selfplay.loop import play_games
 
 
 class Nim(Game):

@@ -18,9 +18,9 @@ import pytest
 import yaml
 from run_helpers import TINY, tiny_config
 
-from alphazero.checkpoints import FORMAT, CheckpointError, RunDir
-from alphazero.config import config_from_dict
-from alphazero.training import train
+from alphazero.config.settings import config_from_dict
+from alphazero.training.checkpoints import FORMAT, CheckpointError, RunDir
+from alphazero.training.loop import train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,7 +194,7 @@ def test_best_is_the_latest_model_until_the_first_evaluation(tmp_path):
 
 
 def test_a_hand_picked_best_keeps_its_rule_and_cost_until_the_run_picks_a_new_best(tmp_path):
-    from alphazero.run_evaluation import BEST_RULE
+    from alphazero.evaluation.run_evaluation import BEST_RULE
 
     # Nobody beats perfect play at tic-tac-toe, so a tiny network scores at most a half.
     evaluation = {"every": 1, "opponents": ["perfect"], "games": 4, "simulations": 4}
@@ -524,7 +524,9 @@ class _InterruptedBackend:
 
 
 def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_saved(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *args: _InterruptedBackend())
+    monkeypatch.setattr(
+        "alphazero.training.session.make_backend", lambda *args: _InterruptedBackend()
+    )
     run = tmp_path / "run"
     state = train(tiny_config(), run, progress=False)
     assert state.iteration == 0 and not RunDir(run).has_checkpoint
@@ -534,7 +536,7 @@ def test_ctrl_c_before_the_first_checkpoint_says_nothing_was_saved(tmp_path, cap
 
 def _interrupt_after_games(monkeypatch: pytest.MonkeyPatch, games: int) -> None:
     """Ctrl-C in self-play (in this process) as the game after the first ``games`` ends."""
-    import alphazero.selfplay as selfplay
+    import alphazero.selfplay.loop as selfplay
 
     real = selfplay._finish
     ended = [0]
@@ -624,7 +626,7 @@ def test_ctrl_c_in_training_keeps_the_iterations_games_and_resumes_exactly(
 ):
     """Ctrl-C after an iteration's self-play (training, evaluation): resuming does not play
     its games again, and the run is the one that never stopped."""
-    from alphazero.trainer import Trainer
+    from alphazero.training.trainer import Trainer
 
     config = tiny_config(iterations=3)
     train(config, tmp_path / "straight", progress=False)
@@ -790,8 +792,8 @@ def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
 def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, monkeypatch):
     run = tmp_path / "run"
     train(tiny_config(iterations=1), run, progress=False)
-    from alphazero.checkpoints import TrainingDiverged
-    from alphazero.trainer import Trainer
+    from alphazero.training.checkpoints import TrainingDiverged
+    from alphazero.training.trainer import Trainer
 
     real_train = Trainer.train
 
@@ -809,8 +811,8 @@ def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, m
 
 
 def test_a_run_diverging_in_its_first_iteration_says_nothing_was_saved(tmp_path, monkeypatch):
-    from alphazero.checkpoints import TrainingDiverged
-    from alphazero.trainer import Trainer
+    from alphazero.training.checkpoints import TrainingDiverged
+    from alphazero.training.trainer import Trainer
 
     monkeypatch.setattr(Trainer, "train", lambda self, *a, **k: {"total_loss": float("inf")})
     with pytest.raises(TrainingDiverged, match=r"iteration 1 .*nothing saved.*start again"):
@@ -898,8 +900,8 @@ def test_resume_removes_temporary_files_a_kill_left(tmp_path):
 
 # ------------------------------------------------------------ one run folder, one trainer
 def test_a_second_trainer_on_the_same_run_stops_naming_the_pid(tmp_path):
-    from alphazero.checkpoints import load_model
-    from alphazero.run_guard import RunLock
+    from alphazero.training.checkpoints import load_model
+    from alphazero.training.run_guard import RunLock
 
     run = tmp_path / "run"
     train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
@@ -919,7 +921,7 @@ def test_a_second_trainer_on_the_same_run_stops_naming_the_pid(tmp_path):
 
 
 def test_the_run_folder_is_locked_while_it_trains(tmp_path, monkeypatch):
-    from alphazero.run_guard import RunLock
+    from alphazero.training.run_guard import RunLock
 
     run = tmp_path / "run"
     seen: list[str] = []
@@ -931,7 +933,7 @@ def test_the_run_folder_is_locked_while_it_trains(tmp_path, monkeypatch):
                 RunLock(run).acquire()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr("alphazero.run_session.make_backend", lambda *args: Backend())
+    monkeypatch.setattr("alphazero.training.session.make_backend", lambda *args: Backend())
     train(tiny_config(), run, progress=False)
     assert seen == [f"{os.getpid()}\n"]
     assert not (run / "train.lock").exists()
@@ -985,9 +987,9 @@ def _ladder_games(rungs):
 def _pick_best(monkeypatch, ladder_results, state=None):
     """``evaluate_iteration``'s choice at iterations 10, 20, ... given each evaluation's
     (wins, draws, losses) against the ladder's two rungs, 20 games each."""
-    import alphazero.evaluation as evaluation
-    from alphazero.run_evaluation import evaluate_iteration
-    from alphazero.run_state import RunState
+    import alphazero.evaluation.ladder as evaluation
+    from alphazero.evaluation.run_evaluation import evaluate_iteration
+    from alphazero.training.run_state import RunState
 
     def scripted(*args, **kwargs):
         return {"elo": 0.0, "opponents": _ladder_games(next(results))}
@@ -1029,8 +1031,8 @@ def test_a_model_significantly_below_an_earlier_one_is_not_the_best(monkeypatch)
 
 
 def test_a_run_saved_before_the_top_score_was_kept_finds_it_in_its_metrics(monkeypatch):
-    from alphazero.run_evaluation import top_score_from_metrics
-    from alphazero.run_state import RunState
+    from alphazero.evaluation.run_evaluation import top_score_from_metrics
+    from alphazero.training.run_state import RunState
 
     def evaluated(iteration, rungs):
         return {"iteration": iteration, "evaluation": {"opponents": _ladder_games(rungs)}}

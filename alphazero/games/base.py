@@ -170,8 +170,8 @@ class Game(ABC):
 
     @property
     def has_solved_positions(self) -> bool:
-        """Whether ``alphazero.solved_positions`` holds solved positions of this game, for
-        training to measure its network on (``evaluation.solved_positions``)."""
+        """Whether ``alphazero.evaluation.solved_positions`` holds solved positions of this
+        game, for training to measure its network on (``evaluation.solved_positions``)."""
         return False
 
     def board_view(self) -> dict[str, Any]:

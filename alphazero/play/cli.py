@@ -10,14 +10,14 @@ import random
 import sys
 from pathlib import Path
 
-from ..checkpoints import CheckpointError
-from ..engines import EngineError, resolve_engine
+from ..evaluation.model_search import PlaySearch
+from ..evaluation.player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
+from ..evaluation.players import ModelPlayer, Player, make_player
 from ..games import make
 from ..games.base import Game, GameError
-from ..model_search import PlaySearch
-from ..player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
-from ..players import ModelPlayer, Player, make_player
-from ..run_metadata import check_usable_path
+from ..network.engines import EngineError, resolve_engine
+from ..training.checkpoints import CheckpointError
+from ..training.run_metadata import check_usable_path
 from .board import Style, use_color
 from .match import run_match
 from .models import default_model, how_to_train

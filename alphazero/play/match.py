@@ -7,9 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..arena import MatchResult, play_match, save_results
+from ..evaluation.arena import MatchResult, play_match, save_results
+from ..evaluation.players import Player
 from ..games.base import Game
-from ..players import Player
 from .records import GameRecord, records_before, save_records
 
 

@@ -8,9 +8,9 @@ import os
 import re
 from pathlib import Path
 
-from ..engines import ENGINES
+from ..evaluation.player_specs import SPEC_FORMS
 from ..games import GAMES, game_params, make
-from ..player_specs import SPEC_FORMS
+from ..network.engines import ENGINES
 from .records import SAVE_HELP, records_problem
 from .text import fill, terminal_width, two_columns
 

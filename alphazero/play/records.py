@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write_text
 from ..games.base import Game
+from ..training.atomic import atomic_write_text
 
 RECORD_FORMAT = 1
 SAVE_HELP = """\

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..checkpoints import CheckpointError
+from ..evaluation.model_search import PlaySearch
+from ..evaluation.players import HumanPlayer, ModelPlayer, Player, Thought
 from ..games.base import Game, GameError
-from ..model_search import PlaySearch
-from ..players import HumanPlayer, ModelPlayer, Player, Thought
+from ..training.checkpoints import CheckpointError
 from .board import Style
 from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move

@@ -42,8 +42,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..checkpoints import CheckpointError
 from ..games.base import GameError
+from ..training.checkpoints import CheckpointError
 from .models import default_model, how_to_train
 from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, parse_game
 from .web_app import MAX_SIMULATIONS, MIN_SIMULATIONS, WebApp

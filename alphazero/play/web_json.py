@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.players import Thought
 from ..games import make
 from ..games.base import Game
-from ..players import Thought
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from ..games.base import Game
-from ..model_inference import load_inference
+from ..network.inference import load_inference
 
 
 class Network(Protocol):

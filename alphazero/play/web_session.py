@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..evaluation.players import ModelPlayer
 from ..games.base import Game, GameError, MoveParseError
-from ..players import ModelPlayer
 from .options import DEFAULT_CACHE
 from .prompt import reason
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line

@@ -2,7 +2,7 @@
 
 Self-play, the evaluation ladder, ``play.py`` (its hints and ``--web`` too), the strength
 benchmark and the solved-position benchmarks all build their search from one of these, made
-from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config.py``), so
+from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config/settings.py``), so
 a model plays as it was trained unless a caller says otherwise.
 """
 

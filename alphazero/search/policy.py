@@ -2,7 +2,7 @@
 
 A ``Policy`` is any callable taking planes ``[B, H, W, C]`` (float32, each from the point of
 view of its position's player to move) and returning ``(logits [B, num_actions], values [B])``,
-the values for those same players. ``alphazero.network.InferenceModel`` is one; tests use
+the values for those same players. ``alphazero.network.model.InferenceModel`` is one; tests use
 small pure-numpy ones.
 """
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import progress as progress_bars
-from ..config import Config
+from ..config.settings import Config
 from ..games import Game, make
-from ..paused import PausedGame
-from ..selfplay import play_games, play_games_carrying
-from ..selfplay_results import Examples, FinishedGames, SelfPlayStats
+from ..selfplay.loop import play_games, play_games_carrying
+from ..selfplay.paused import PausedGame
+from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
 from .base import (
     OneWayToPlay,
     SelfPlayBackend,

@@ -7,8 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..paused import PausedGame
-from ..selfplay_results import Examples, SelfPlayStats
+from ..selfplay.paused import PausedGame
+from ..selfplay.results import Examples, SelfPlayStats
 
 
 class WorkerError(RuntimeError):

@@ -34,12 +34,12 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import progress as progress_bars
-from ..config import Config
+from ..config.settings import Config
 from ..games import make
-from ..interrupts import raise_if_interrupted, sigint_ignored
-from ..paused import PausedGame
-from ..selfplay import play_games, play_games_carrying
-from ..selfplay_results import Examples, FinishedGames, SelfPlayStats
+from ..selfplay.loop import play_games, play_games_carrying
+from ..selfplay.paused import PausedGame
+from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
+from ..training.interrupts import raise_if_interrupted, sigint_ignored
 from .base import (
     OneWayToPlay,
     SelfPlayInterrupted,
@@ -74,7 +74,7 @@ def limit_tensorflow_threads(threads: int) -> None:
 
     Must run before TensorFlow executes its first op in this process; later it does nothing.
     """
-    from .. import tf_setup  # noqa: F401  (imports TensorFlow quietly)
+    from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly)
 
     # isort: split
 
@@ -95,8 +95,8 @@ class SelfPlayWorker:
     def __init__(self, config: Config, threads: int | None = None, warmup: bool = True) -> None:
         if threads:
             limit_tensorflow_threads(threads)
-        from .. import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
-        from ..network import InferenceModel, build_network
+        from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+        from ..network.model import InferenceModel, build_network
 
         self.config = config
         game = self.new_game()
@@ -200,7 +200,7 @@ def _exit_with_parent(parent: int) -> None:
 
 def _quiet_tensorflow() -> None:
     """No TensorFlow warnings (retracing notices) from workers on the driver's terminal."""
-    from .. import tf_setup  # noqa: F401  (imports TensorFlow quietly)
+    from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly)
 
     # isort: split
 

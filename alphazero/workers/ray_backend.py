@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 
 from .. import progress as progress_bars
-from ..config import Config, ConfigError
+from ..config.settings import Config, ConfigError
 from ..games import make
-from ..interrupts import raise_if_interrupted
-from ..paused import PausedGame
-from ..selfplay_results import Examples, SelfPlayStats
+from ..selfplay.paused import PausedGame
+from ..selfplay.results import Examples, SelfPlayStats
+from ..training.interrupts import raise_if_interrupted
 from .base import (
     OneWayToPlay,
     SelfPlayInterrupted,

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 from run_helpers import ACTIONS, SHAPE, tiny_model
 
-from alphazero.checkpoints import CheckpointError, load_model
-from alphazero.keras_archive import MAX_CONFIG
-from alphazero.pending_games import read_pending
-from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
+from alphazero.network.keras_archive import MAX_CONFIG
+from alphazero.selfplay.pending import read_pending
+from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -297,10 +297,10 @@ def test_a_keras_archive_is_refused_by_what_it_declares(base, tmp_path, case):
 
 
 def test_the_projects_own_networks_pass_the_checks(tmp_path):
-    from alphazero.config import NetworkConfig
-    from alphazero.model_files import save_model_atomic
-    from alphazero.network import build_network
-    from alphazero.trainer import Trainer
+    from alphazero.config.settings import NetworkConfig
+    from alphazero.network.model import build_network
+    from alphazero.network.model_files import save_model_atomic
+    from alphazero.training.trainer import Trainer
 
     network = build_network(SHAPE, ACTIONS, NetworkConfig(filters=8, blocks=2, value_hidden=8))
     Trainer(network, __import__("run_helpers").tiny_config().train)  # compiles it

@@ -15,9 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config import ConfigError, config_from_dict
+from alphazero.config.settings import ConfigError, config_from_dict
+from alphazero.evaluation.player_specs import (
+    MAX_SECONDS,
+    MAX_SIMULATIONS,
+    PlayerSpecError,
+    check_spec,
+)
 from alphazero.play.cli import main as play_main
-from alphazero.player_specs import MAX_SECONDS, MAX_SIMULATIONS, PlayerSpecError, check_spec
 from alphazero.slim_run import main as slim_main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from run_helpers import tiny_config
 
-from alphazero.checkpoints import CheckpointError, RunDir
 from alphazero.slim_run import main as slim_main
-from alphazero.training import train
+from alphazero.training.checkpoints import CheckpointError, RunDir
+from alphazero.training.loop import train
 
 ROOT = Path(__file__).resolve().parents[2]
 

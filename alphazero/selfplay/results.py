@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .games.base import Game
+from ..games.base import Game
 
 
 @dataclass

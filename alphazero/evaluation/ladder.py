@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..config.settings import EvaluationConfig
+from ..games.base import Game
+from ..search import SearchParams
 from .arena import MatchResult, elo_difference, play_match
-from .config import EvaluationConfig
-from .games.base import Game
 from .players import ModelPlayer, make_player
-from .search import SearchParams
 
 ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .games import Connect4, make
+from ..games import Connect4, make
 
 SETS: tuple[tuple[str, str], ...] = (
     ("Test_L1_R1", "beginning easy"),

@@ -10,7 +10,7 @@ Layout::
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
     paused_NNNN.npz          with ``selfplay.carry_over``: the self-play games paused at the
                              end of that iteration, to go on in the next (only that one)
-    metrics.jsonl            one JSON line per iteration (``alphazero.metrics``)
+    metrics.jsonl            one JSON line per iteration (``alphazero.training.metrics``)
     tensorboard/             the same metrics for TensorBoard
     pending_selfplay.npz     after Ctrl-C mid-iteration: that iteration's finished games
 
@@ -41,6 +41,18 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config.settings import Config, ConfigError, config_from_dict, read_yaml
+from ..games import make
+from ..network.model_files import (
+    check_model_fits,
+    check_network_matches,
+    drop_optimizer,
+    holds_optimizer,
+    load_keras_file,
+    save_model_atomic,
+)
+from ..selfplay.paused import PausedGame, paused_bytes, read_paused
+from ..selfplay.pending import PendingGames, json_default, pending_bytes, read_pending
 from .atomic import (
     atomic_copy,
     atomic_write_bytes,
@@ -50,18 +62,6 @@ from .atomic import (
     temp_base,
 )
 from .buffer_format import symmetry_tables
-from .config import Config, ConfigError, config_from_dict, read_yaml
-from .games import make
-from .model_files import (
-    check_model_fits,
-    check_network_matches,
-    drop_optimizer,
-    holds_optimizer,
-    load_keras_file,
-    save_model_atomic,
-)
-from .paused import PausedGame, paused_bytes, read_paused
-from .pending_games import PendingGames, json_default, pending_bytes, read_pending
 from .replay_buffer import ReplayBuffer, ReplayBufferError
 from .run_errors import CheckpointError, TrainingDiverged
 from .run_metadata import (
@@ -74,7 +74,7 @@ from .run_metadata import (
 if TYPE_CHECKING:
     import keras
 
-    from .games.base import Game
+    from ..games.base import Game
 
 __all__ = [
     "BEST_FILE",

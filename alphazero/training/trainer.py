@@ -6,8 +6,8 @@ search's visit distribution (rows sum to 1) and ``values [B]`` is the game resul
 
 The optimizer is attached to the model with ``model.compile(optimizer=...)``, so
 ``model.save("x.keras")`` stores its state (iterations, slot variables) and
-``keras.models.load_model`` (or ``alphazero.network.load_model``) brings it back; a ``Trainer``
-built on a loaded, compiled model reuses that optimizer and resumes exactly.
+``keras.models.load_model`` (or ``alphazero.network.model.load_model``) brings it back; a
+``Trainer`` built on a loaded, compiled model reuses that optimizer and resumes exactly.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Callable
 
-from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
 
 # isort: split
 
@@ -24,11 +24,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from . import progress as progress_bars
-from .config import TrainConfig
+from .. import progress as progress_bars
+from ..config.settings import TrainConfig
+from ..network.model import wdl_targets, wdl_value
+from ..network.schedules import StepDecay
 from .interrupts import raise_if_interrupted
-from .network import wdl_targets, wdl_value
-from .schedules import StepDecay
 
 METRICS = ("policy_loss", "value_loss", "value_mse", "l2_loss", "total_loss", "policy_entropy")
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .games import Connect4, make
-from .search import Node, SearchParams, process_policies, search
+from ..games import Connect4, make
+from ..search import Node, SearchParams, process_policies, search
 
 STAGES: tuple[tuple[str, int, int], ...] = (("4-12", 4, 12), ("13-20", 13, 20), ("21-30", 21, 30))
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import progress as progress_bars
-from .games.base import Game
-from .interrupts import raise_if_interrupted
+from .. import progress as progress_bars
+from ..games.base import Game
+from ..training.interrupts import raise_if_interrupted
 from .players import BatchPlayer, Player
 
 Z95 = 1.959963984540054

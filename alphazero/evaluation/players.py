@@ -15,7 +15,7 @@ Players are made from short text specs, the same on the command line and in conf
     model:PATH       a trained network with PUCT search (a .keras file or a run folder)
     model:PATH:400   the same with 400 simulations per move
 
-(``alphazero.player_specs`` reads the specs; this module builds the players.)
+(``alphazero.evaluation.player_specs`` reads the specs; this module builds the players.)
 
 A player that can search many games at once also has ``batch_moves(games) -> actions``; the
 arena uses it so a model's games share one network call per step. A model can also say what it
@@ -36,14 +36,15 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .baselines.alphabeta import AlphaBetaPlayer
-from .baselines.perfect import PerfectPlayer
-from .baselines.rave import RAVEPlayer
-from .baselines.uct import UCTPlayer
-from .games.base import Game
-from .model_inference import load_inference
+from ..baselines.alphabeta import AlphaBetaPlayer
+from ..baselines.perfect import PerfectPlayer
+from ..baselines.rave import RAVEPlayer
+from ..baselines.uct import UCTPlayer
+from ..games.base import Game
+from ..network.inference import load_inference
+from ..play.prompt import Leave, LineReader, ask_move
+from ..search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
 from .model_search import PlaySearch
-from .play.prompt import Leave, LineReader, ask_move
 from .player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
     SPEC_FORMS,
@@ -53,7 +54,6 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
-from .search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
 
 
 @runtime_checkable
@@ -211,7 +211,7 @@ class ModelPlayer:
                 # no TensorFlow loads at all.
                 inference = load_inference(path, game, max_batch=max_batch, engine=engine)
             else:
-                from .network import InferenceModel  # TensorFlow: the model holds it already
+                from ..network.model import InferenceModel  # TensorFlow: the model holds it already
 
                 inference = InferenceModel(
                     model, max_batch=max_batch, precision="auto", engine=engine

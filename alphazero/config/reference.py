@@ -1,8 +1,9 @@
 """The configuration reference, ``docs/configuration.md``, written from the config dataclasses:
-``python -m alphazero.config_reference [--check]``.
+``python -m alphazero.config.reference [--check]``.
 
 Every key's default and range come from its ``dataclasses.field``, and its meaning from the
-docstring under it in ``alphazero/config.py``, so the page cannot say what the code does not.
+docstring under it in ``alphazero/config/settings.py``, so the page cannot say what the code
+does not.
 ``tests/test_config_reference.py`` fails when the committed page no longer matches.
 """
 
@@ -19,23 +20,23 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from . import config as config_module
-from .config import Config
+from . import settings as config_module
+from .settings import Config
 
 SENTENCE_END = re.compile(r"(?<=[a-z0-9`)])\. (?=[A-Z`])")
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 INTRO = """\
 # Configuration reference
 
 A run is described by one YAML file (`configs/*.yaml`), read into the typed dataclasses of
-`alphazero/config.py`. Every key is optional: a missing one takes the default below. A key
+`alphazero/config/settings.py`. Every key is optional: a missing one takes the default below. A key
 that does not exist, a wrong type or a value out of range stops `train.py` at once with one
 line that names the key. A config may start with `base: OTHER.yaml` (a path relative to
 itself) to take every setting of that file and override them key by key. The run folder's
 `config.yaml` is the resolved whole, and `--resume` reads it.
 
-This page is written by `python -m alphazero.config_reference` from the dataclasses and their
+This page is written by `python -m alphazero.config.reference` from the dataclasses and their
 docstrings; a test fails when it no longer matches them.
 """
 
@@ -174,7 +175,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m alphazero.config_reference",
+        prog="python -m alphazero.config.reference",
         description=f"Write the configuration reference ({PAGE.relative_to(PAGE.parents[1])}) "
         "from the config dataclasses and their docstrings.",
     )

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import evaluation  # called as evaluation.evaluate: tests replace it
-from . import progress as progress_bars
+from .. import progress as progress_bars
+from ..config.settings import Config
+from ..games import make
+from ..training.checkpoints import CheckpointError, load_model
+from ..training.run_state import RunState, top_score_record
+from . import ladder as evaluation  # called as evaluation.evaluate: tests replace it
 from .arena import MatchResult, score_below
-from .checkpoints import CheckpointError, load_model
-from .config import Config
-from .games import make
 from .model_search import play_search
 from .player_specs import model_spec_parts
-from .run_state import RunState, top_score_record
 from .solved_positions import evaluate_network
 
 

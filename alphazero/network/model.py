@@ -25,8 +25,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from ..config.settings import NetworkConfig
 from . import schedules  # noqa: F401  (registers the learning-rate schedules with Keras)
-from .config import NetworkConfig
 from .engines import (
     EngineError,
     OpenVINORunner,
@@ -157,7 +157,7 @@ def wdl_targets(values: tf.Tensor) -> tf.Tensor:
 
 def load_model(path: str | os.PathLike) -> keras.Model:
     """``keras.models.load_model`` with this project's serializable classes registered
-    (``alphazero.schedules``, imported above), so a model saved with its optimizer
+    (``alphazero.network.schedules``, imported above), so a model saved with its optimizer
     (``model.save("x.keras")``) loads with that state."""
     return keras.models.load_model(path)
 
@@ -200,7 +200,7 @@ class InferenceModel:
     the model is loaded, and made again after they change (an optimizer step, or
     ``weights_changed()``); with bfloat16 it computes every bucket in bfloat16, since there
     it is faster at batch 1 too. ``jit_compile`` is TensorFlow's alone. See
-    ``alphazero.engines`` and ``benchmarks/inference_engines.py``.
+    ``alphazero.network.engines`` and ``benchmarks/inference_engines.py``.
     """
 
     def __init__(

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import SearchConfig, SelfPlayConfig
-from .games.base import Game
+from ..config.settings import SearchConfig, SelfPlayConfig
+from ..games.base import Game
 
 
 def random_opening(

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .games.base import Game
-from .npz_archive import npy_members
-from .run_errors import CheckpointError
+from ..games.base import Game
+from ..training.npz_archive import npy_members
+from ..training.run_errors import CheckpointError
 
 PAUSED_FORMAT = 1
 """Version of the paused games' file written by this module."""

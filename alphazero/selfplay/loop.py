@@ -23,13 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import progress as progress_bars
-from . import selfplay_moves as moves
-from .config import SearchConfig, SelfPlayConfig
-from .games.base import Game
-from .interrupts import raise_if_interrupted
-from .paused import PausedGame
-from .search import (
+from .. import progress as progress_bars
+from ..config.settings import SearchConfig, SelfPlayConfig
+from ..games.base import Game
+from ..search import (
     EvaluationCache,
     Node,
     Policy,
@@ -38,8 +35,11 @@ from .search import (
     make_policy,
     search_step,
 )
-from .search.collector import rare_full_collections
-from .selfplay_results import Examples, SelfPlayStats
+from ..search.collector import rare_full_collections
+from ..training.interrupts import raise_if_interrupted
+from . import moves
+from .paused import PausedGame
+from .results import Examples, SelfPlayStats
 
 
 @dataclass

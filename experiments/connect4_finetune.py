@@ -3,7 +3,7 @@
 Trains a network on replay buffers of a run (its ``buffer_NNNN.npz`` files; several are
 joined, keeping each identical example once, as neighbouring buffers share many) and every
 ``--every`` steps prints the raw network's measures on the solved positions
-(``alphazero.solved_positions``): correct and exact share of its top moves, and the share
+(``alphazero.evaluation.solved_positions``): correct and exact share of its top moves, and the share
 of positions its value reads as the exact result with its mean squared error. The
 positions only measure: nothing here learns from them.
 
@@ -16,10 +16,10 @@ positions only measure: nothing here learns from them.
 
 Run:
 
-    python benchmarks/connect4_finetune.py \\
+    python experiments/connect4_finetune.py \\
         --model checkpoints/pretrained/connect4/models/iter_0150.keras \\
         --buffer checkpoints/pretrained/connect4/buffer_0150.npz --lr 1e-5 --steps 3000
-    python benchmarks/connect4_finetune.py --fresh 128x6 --buffer b1.npz b2.npz \\
+    python experiments/connect4_finetune.py --fresh 128x6 --buffer b1.npz b2.npz \\
         --lr 1e-3 --schedule cosine --steps 8000 --every 1000 --save big.keras
 """
 
@@ -32,15 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero import tf_setup  # first: imports TensorFlow without its start-up chatter
-from alphazero.checkpoints import CheckpointError, load_model
-from alphazero.config import ConfigError, NetworkConfig, TrainConfig
+from alphazero.config.settings import ConfigError, NetworkConfig, TrainConfig
+from alphazero.evaluation.solved_positions import evaluate_network, load_positions
 from alphazero.games import Game, make
-from alphazero.interrupts import stop_on_ctrl_c
-from alphazero.network import InferenceModel, build_network
-from alphazero.replay_buffer import ReplayBuffer, ReplayBufferError
-from alphazero.solved_positions import evaluate_network, load_positions
-from alphazero.trainer import Trainer
+from alphazero.network import tf_setup  # first: imports TensorFlow without its start-up chatter
+from alphazero.network.model import InferenceModel, build_network
+from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.interrupts import stop_on_ctrl_c
+from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
+from alphazero.training.trainer import Trainer
 
 
 def load_union(paths: list[Path], game: Game) -> ReplayBuffer:

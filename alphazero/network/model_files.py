@@ -21,16 +21,16 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .atomic import discard, fsync_dir, fsync_file, temp_file
-from .config import NetworkConfig
+from ..config.settings import NetworkConfig
+from ..training.atomic import discard, fsync_dir, fsync_file, temp_file
+from ..training.replay_buffer import _one_line
+from ..training.run_errors import CheckpointError
 from .keras_archive import MAX_CONFIG, ArchiveError, check_keras_archive
-from .replay_buffer import _one_line
-from .run_errors import CheckpointError
 
 if TYPE_CHECKING:
     import keras
 
-    from .games.base import Game
+    from ..games.base import Game
 
 
 def weights_only(model: keras.Model) -> keras.Model:
@@ -181,7 +181,7 @@ def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str
     (``l2`` is a training setting, not part of the shape: the training loop applies a
     changed one to the loaded model.)
     """
-    from .network import network_shape  # TensorFlow: the model has loaded it already
+    from .model import network_shape  # TensorFlow: the model has loaded it already
 
     saved = network_shape(model)
     if saved is None:

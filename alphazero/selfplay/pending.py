@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .npz_archive import npy_members
+from ..training.npz_archive import npy_members
+from ..training.replay_buffer import _one_line
+from ..training.run_errors import CheckpointError
 from .paused import PausedGame, from_arrays, to_arrays
-from .replay_buffer import _one_line
-from .run_errors import CheckpointError
 
 PENDING_FORMAT = 1
 """Version of the kept games' file written by this module."""

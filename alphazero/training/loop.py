@@ -22,11 +22,21 @@ from typing import Any
 
 import numpy as np
 
-from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
 
 # isort: split
 
-from . import progress as progress_bars
+from .. import progress as progress_bars
+from ..config.settings import Config
+from ..evaluation.run_evaluation import (
+    BEST_RULE,
+    check_model_opponents,
+    evaluate_iteration,
+    solved_positions_metrics,
+)
+from ..selfplay.paused import PausedGame
+from ..selfplay.results import Examples, SelfPlayStats
+from ..workers import SelfPlayInterrupted
 from .checkpoints import (
     BEST_FILE,
     CONFIG_FILE,
@@ -36,7 +46,6 @@ from .checkpoints import (
     RunDir,
     TrainingDiverged,
 )
-from .config import Config
 from .interrupts import (
     deferred_interrupt,
     interrupted_message,
@@ -44,18 +53,9 @@ from .interrupts import (
     stop_on_ctrl_c,
 )
 from .metrics import append_metrics, machine, software, summary_line, write_tensorboard
-from .paused import PausedGame
-from .run_evaluation import (
-    BEST_RULE,
-    check_model_opponents,
-    evaluate_iteration,
-    solved_positions_metrics,
-)
 from .run_guard import RunLock
-from .run_session import Session, start_run
 from .run_state import RunState
-from .selfplay_results import Examples, SelfPlayStats
-from .workers import SelfPlayInterrupted
+from .session import Session, start_run
 
 
 class TrainingInterrupted(KeyboardInterrupt):

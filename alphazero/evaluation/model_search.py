@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checkpoints import CONFIG_FILE, RunDir
-from .config import SearchConfig
-from .search.params import SearchParams
+from ..config.settings import SearchConfig
+from ..search.params import SearchParams
+from ..training.checkpoints import CONFIG_FILE, RunDir
 
 PLAY_ALGORITHM: str | None = "puct"
 """The search a model plays with unless told otherwise, with its run's constants; None:

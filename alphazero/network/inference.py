@@ -7,14 +7,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .checkpoints import load_model, model_file
+from ..training.checkpoints import load_model, model_file
 from .engines import EngineError, OpenVINONetwork, native_bfloat16, resolve_engine
 from .keras_graph import read_keras_file
 from .model_files import check_keras_file, check_shapes_fit
 
 if TYPE_CHECKING:
-    from .games.base import Game
-    from .network import InferenceModel
+    from ..games.base import Game
+    from .model import InferenceModel
 
 
 def load_inference(
@@ -39,7 +39,7 @@ def load_inference(
         else:
             check_shapes_fit(graph.plane_shape, output_sizes, game, shown)
             return network
-    from .network import InferenceModel  # TensorFlow: only when OpenVINO cannot run it
+    from .model import InferenceModel  # TensorFlow: only when OpenVINO cannot run it
 
     model = load_model(file, game, compile=False)
     return InferenceModel(model, max_batch=max_batch, precision="auto", engine=engine)

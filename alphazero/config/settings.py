@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 import yaml
 
+from ..evaluation.player_specs import PlayerSpecError, check_spec, model_spec_parts
+from ..games import make
+from ..search.params import C_PUCT, GumbelParams, RootNoise, SearchParams
 from . import strict_yaml
-from .games import make
-from .player_specs import PlayerSpecError, check_spec, model_spec_parts
-from .search.params import C_PUCT, GumbelParams, RootNoise, SearchParams
 
 
 class ConfigError(ValueError):
@@ -277,7 +277,7 @@ class EvaluationConfig:
     every: int = field(default=5, metadata=_range(0, 1_000_000))
     """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
     opponents: list[str] = field(default_factory=lambda: ["uct:200", "uct:1000"])
-    """Player specs of the ladder, weakest first (see ``alphazero.players``)."""
+    """Player specs of the ladder, weakest first (see ``alphazero.evaluation.players``)."""
     games: int = field(default=20, metadata=_range(2, 100_000))
     """Games against each opponent, sides alternating."""
     simulations: int = field(default=100, metadata=_range(2, 1_000_000))

@@ -13,13 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from . import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
+from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
 
 # isort: split
 
 import keras
 
-from . import progress as progress_bars
+from .. import progress as progress_bars
+from ..config.settings import Config
+from ..evaluation.run_evaluation import check_model_opponents, top_score_from_metrics
+from ..games import Game, make
+from ..network.model import InferenceModel, build_network
+from ..progress import RunProgress
+from ..selfplay.paused import PausedGame
+from ..selfplay.paused import check as check_paused
+from ..workers import SelfPlayBackend, make_backend
 from .buffer_format import symmetry_tables
 from .checkpoints import (
     CONFIG_FILE,
@@ -30,19 +38,11 @@ from .checkpoints import (
     RunDir,
     describe_files,
 )
-from .config import Config
-from .games import Game, make
 from .metrics import last_speeds, read_records, repair_metrics
-from .network import InferenceModel, build_network
-from .paused import PausedGame
-from .paused import check as check_paused
-from .progress import RunProgress
 from .replay_buffer import ReplayBuffer
-from .run_evaluation import check_model_opponents, top_score_from_metrics
 from .run_guard import move_aside
 from .run_state import RunState
 from .trainer import Trainer
-from .workers import SelfPlayBackend, make_backend
 
 
 @dataclass

@@ -12,11 +12,11 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from . import progress as progress_bars
-from .arena import format_elo
+from .. import progress as progress_bars
+from ..config.settings import Config
+from ..evaluation.arena import format_elo
+from ..progress import RunProgress
 from .checkpoints import METRICS_FILE, TENSORBOARD_DIR, RunDir, atomic_write_text, json_default
-from .config import Config
-from .progress import RunProgress
 
 
 @functools.cache
