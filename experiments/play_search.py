@@ -2,9 +2,9 @@
 
 Both players search with the same network and the run's own settings (``config.yaml``:
 ``c_puct``, Gumbel's constants), ``--sims`` simulations a move, without noise. Games start
-from random openings of ``--opening`` moves, each opening played twice with the sides
-swapped (two searches without noise would otherwise replay the same game). Prints the
-score of PUCT with its 95% interval and each side's CPU seconds a move. Run:
+from different random openings of ``--opening`` moves, each played twice with the sides
+swapped (two searches without noise would otherwise replay the same game). Prints the score
+of PUCT with its 95% interval and each side's CPU seconds a move. Run:
 
     python experiments/play_search.py --model checkpoints/pretrained/connect4 --games 100
 
@@ -36,17 +36,21 @@ from alphazero.training.checkpoints import CheckpointError, load_model
 
 
 def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:
-    """``count`` positions reached by ``moves`` uniformly random moves (none finished)."""
-    found: list[Game] = []
-    while len(found) < count:
+    """``count`` different positions reached by ``moves`` uniformly random moves (none
+    finished). Different, because two searches without noise replay the same game from the
+    same position: a repeated opening would count one result twice."""
+    found: dict[Game, None] = {}
+    for _ in range(1000 * count):
+        if len(found) == count:
+            return list(found)
         game = start
         for _ in range(moves):
             if game.score is not None:
                 break
             game = game.sim_move(int(rng.choice(game.available_moves)))
         if game.score is None:
-            found.append(game)
-    return found
+            found[game] = None
+    raise ValueError(f"fewer than {count} different positions {moves} random moves in")
 
 
 class Timed:
@@ -82,7 +86,13 @@ def main() -> int:
     parser.add_argument("--model", type=Path, required=True, help="a run folder")
     parser.add_argument("--sims", type=int, default=800, help="simulations a move, both sides")
     parser.add_argument("--games", type=int, default=100, help="games (an even number)")
-    parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
+    parser.add_argument(
+        "--opening",
+        type=int,
+        default=3,
+        help="random moves before each game (default 3: Connect Four has only 49 different "
+        "positions 2 moves in)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random openings")
     parser.add_argument(
         "--speed",
@@ -113,9 +123,12 @@ def main() -> int:
         player.name = f"{algorithm}:{args.sims}"
         players[algorithm] = Timed(player)
     rng = np.random.default_rng(args.seed)
+    try:
+        pairs = openings(start, args.speed or (args.games + 1) // 2, args.opening, rng)
+    except ValueError as error:
+        parser.error(f"--opening {args.opening}: {error}")
     if args.speed:
-        return speed(players, openings(start, args.speed, args.opening, rng))
-    pairs = openings(start, (args.games + 1) // 2, args.opening, rng)
+        return speed(players, pairs)
     queue = iter([game for game in pairs for _ in range(2)])
     puct, gumbel = players["puct"], players["gumbel"]
     result = play_match(puct, gumbel, lambda: next(queue), 2 * len(pairs))  # type: ignore[arg-type]
