@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from alphazero.config.settings import Config
+    from alphazero.config import Config
 
 DEFAULT_CONFIG = Path("configs/connect4.yaml")
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     # Python then never installs its Ctrl-C handler; training must stop cleanly anyway.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The error types come with numpy only (a fifth of a second); TensorFlow loads in train().
-    from alphazero.config.settings import ConfigError
+    from alphazero.config import ConfigError
     from alphazero.training.checkpoints import CheckpointError, RunDir, TrainingDiverged
     from alphazero.workers import WorkerError
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
     """The config to start a run with (None to resume: the run's own) and its folder."""
-    from alphazero.config.settings import ConfigError, load_config
+    from alphazero.config import ConfigError, load_config
 
     if not args.resume:
         config = load_config(args.config or DEFAULT_CONFIG)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.config.settings import ConfigError, load_config
+from alphazero.config import ConfigError, load_config
 from alphazero.games import make
 from alphazero.training.buffer_format import symmetry_tables
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError

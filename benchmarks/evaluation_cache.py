@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.network.model import InferenceModel
 from alphazero.selfplay.loop import play_games

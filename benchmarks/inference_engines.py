@@ -155,7 +155,7 @@ def _missing(engine: str) -> str | None:
 
 
 def _network(name: str):  # -> keras.Model
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.games import make
     from alphazero.network.model import build_network
 

@@ -48,7 +48,7 @@ def learner(path: str, steps: int) -> dict[str, float | str]:
     """Steps per second (wall, every core; CPU seconds per step), weights and example bytes."""
     import numpy as np
 
-    from alphazero.config.settings import load_config
+    from alphazero.config import load_config
     from alphazero.games import make
     from alphazero.network.model import build_network
     from alphazero.training.trainer import Trainer
@@ -88,7 +88,7 @@ def cluster(rounds: int, games: int) -> None:
     import numpy as np
     from ray_nodes import Cluster, token_env
 
-    from alphazero.config.settings import config_from_dict
+    from alphazero.config import config_from_dict
     from alphazero.games import make
     from alphazero.network.model import build_network
     from alphazero.workers.ray_backend import RayBackend
@@ -145,7 +145,7 @@ def main() -> int:
     if not args.learner and not args.cluster:
         parser.error("give --learner CONFIG... and/or --cluster")
     for path in args.learner:
-        from alphazero.config.settings import ConfigError
+        from alphazero.config import ConfigError
 
         try:
             print(json.dumps(learner(path, args.steps)), flush=True)

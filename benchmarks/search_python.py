@@ -107,7 +107,7 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="without TensorFlow loaded")
     args = parser.parse_args()
     if not args.bare:
-        from alphazero.config.settings import NetworkConfig
+        from alphazero.config import NetworkConfig
         from alphazero.network.model import build_network
 
         game = make("connect4")

@@ -55,7 +55,7 @@ import time
 
 import numpy as np
 
-from alphazero.config.settings import ConfigError, NetworkConfig
+from alphazero.config import ConfigError, NetworkConfig
 from alphazero.games import make
 from alphazero.network.model import InferenceModel, build_network
 from alphazero.search import Node, Policy, RootNoise, SearchParams, search
@@ -132,7 +132,7 @@ def cpu_seconds(pids: list[int]) -> float:
 
 def workers_benchmark(args: argparse.Namespace) -> None:
     """(e): games per hour of the self-play backends, interleaved rounds, median."""
-    from alphazero.config.settings import config_from_dict
+    from alphazero.config import config_from_dict
     from alphazero.workers import LocalBackend
     from alphazero.workers.processes import ProcessBackend, available_cores
 
@@ -209,7 +209,7 @@ def workers_benchmark(args: argparse.Namespace) -> None:
 
 def carry_over_benchmark(args: argparse.Namespace) -> None:
     """(f): games per CPU-hour with and without carry-over, interleaved rounds, medians."""
-    from alphazero.config.settings import config_from_dict
+    from alphazero.config import config_from_dict
     from alphazero.selfplay.loop import play_games, play_games_carrying
 
     games, parallel = args.carry_games, args.carry_parallel or args.carry_games

@@ -33,7 +33,7 @@ def measure(filters: int, blocks: int, batch: int, steps: int) -> dict[str, floa
     """CPU and wall milliseconds per training step, after 3 warm-up steps (the trace)."""
     import numpy as np
 
-    from alphazero.config.settings import NetworkConfig, TrainConfig
+    from alphazero.config import NetworkConfig, TrainConfig
     from alphazero.games import make
     from alphazero.network.model import build_network
     from alphazero.training.trainer import Trainer

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.config.settings import ConfigError, NetworkConfig, TrainConfig
+from alphazero.config import ConfigError, NetworkConfig, TrainConfig
 from alphazero.evaluation.solved_positions import evaluate_network, load_positions
 from alphazero.games import Game, make
 from alphazero.network import tf_setup  # first: imports TensorFlow without its start-up chatter

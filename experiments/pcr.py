@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from alphazero.config.settings import NetworkConfig, SearchConfig, SelfPlayConfig
+from alphazero.config import NetworkConfig, SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.games.base import GameError
 from alphazero.network.model import InferenceModel, build_network

@@ -20,7 +20,7 @@ import time
 import keras
 import numpy as np
 
-from alphazero.config.settings import NetworkConfig, TrainConfig
+from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.network.model import build_network
 from alphazero.training.replay_buffer import ReplayBuffer
 from alphazero.training.trainer import Trainer

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.baselines.perfect import losses_against_perfect_play
-from alphazero.config.settings import load_config
+from alphazero.config import load_config
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search

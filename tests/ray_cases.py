@@ -18,7 +18,7 @@ if os.environ.get("ALPHAZERO_NETNS") != "1":
     pytest.skip("run through tests/test_ray.py (private network)", allow_module_level=True)
 ray = pytest.importorskip("ray")
 
-from alphazero.config.settings import config_from_dict  # noqa: E402
+from alphazero.config import config_from_dict  # noqa: E402
 from alphazero.games import make  # noqa: E402
 from alphazero.selfplay.paused import to_arrays  # noqa: E402
 from alphazero.training.checkpoints import RunDir  # noqa: E402

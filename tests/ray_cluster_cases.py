@@ -33,7 +33,7 @@ pytest.importorskip("ray")
 
 from ray_nodes import Cluster, token_env
 
-from alphazero.config.settings import config_from_dict
+from alphazero.config import config_from_dict
 from alphazero.training.checkpoints import RunDir
 from alphazero.training.loop import train
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import keras
 import numpy as np
 
-from alphazero.config.settings import config_from_dict
+from alphazero.config import config_from_dict
 from alphazero.games import make
 from alphazero.training.replay_buffer import ReplayBuffer
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from search_regression import linear_policy
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.selfplay.loop import play_games
 

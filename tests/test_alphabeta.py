@@ -19,7 +19,7 @@ from alphazero.baselines.gomoku_patterns import (
     Shapes,
     shapes_for,
 )
-from alphazero.config.settings import ConfigError, load_config
+from alphazero.config import ConfigError, load_config
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.player_specs import PlayerSpecError, check_spec
 from alphazero.evaluation.players import make_player
@@ -204,7 +204,7 @@ def test_the_same_seed_plays_the_same_game_and_another_seed_may_not():
 
 
 def test_the_arena_plays_it_against_a_model():
-    from alphazero.config.settings import EvaluationConfig, NetworkConfig
+    from alphazero.config import EvaluationConfig, NetworkConfig
     from alphazero.evaluation.ladder import evaluate
     from alphazero.network.model import build_network
 

@@ -215,7 +215,7 @@ def test_without_a_perfect_player_the_ladder_elo_is_the_maximum_likelihood_ratin
 
 
 def test_the_evaluated_model_is_labelled_by_its_simulations():
-    from alphazero.config.settings import EvaluationConfig, NetworkConfig
+    from alphazero.config import EvaluationConfig, NetworkConfig
     from alphazero.evaluation.ladder import evaluate
     from alphazero.network.model import build_network
 

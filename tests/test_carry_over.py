@@ -12,7 +12,7 @@ import pytest
 from test_training import TINY, _interrupt_after_games, assert_same_run
 
 import alphazero.selfplay.loop as selfplay_module
-from alphazero.config.settings import SearchConfig, SelfPlayConfig, config_from_dict
+from alphazero.config import SearchConfig, SelfPlayConfig, config_from_dict
 from alphazero.games import make
 from alphazero.selfplay import paused as paused_module
 from alphazero.selfplay.loop import play_games, play_games_carrying

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config.settings import ConfigError, config_from_dict, load_config
+from alphazero.config import ConfigError, config_from_dict, load_config
 
 
 @pytest.mark.parametrize(
@@ -324,7 +324,7 @@ def test_the_experiment_configs_are_the_configs_their_runs_trained_with():
 
 
 def test_a_network_size_reads_filters_then_blocks():
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
 
     assert NetworkConfig.from_size("128x6") == NetworkConfig(filters=128, blocks=6)
     assert NetworkConfig.from_size(" 64X5 ") == NetworkConfig(filters=64, blocks=5)
@@ -344,7 +344,7 @@ def test_a_network_size_reads_filters_then_blocks():
     ],
 )
 def test_a_network_size_that_is_not_filters_by_blocks_is_a_config_error(text, says):
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
 
     with pytest.raises(ConfigError, match=says):
         NetworkConfig.from_size(text)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config.settings import load_config
+from alphazero.config import load_config
 from alphazero.evaluation.model_search import trained_search
 from alphazero.training.checkpoints import RunDir
 

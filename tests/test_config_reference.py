@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from alphazero.config import Config
 from alphazero.config import reference as config_reference
-from alphazero.config.settings import Config
 
 
 def test_the_committed_reference_matches_the_config_dataclasses():

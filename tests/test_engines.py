@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_network import GAMES, random_positions, random_targets
 
-from alphazero.config.settings import NetworkConfig, TrainConfig
+from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.games import make
 from alphazero.network import engines
 from alphazero.network.engines import EngineError, resolve_engine

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.search import EvaluationCache
 from alphazero.selfplay.loop import play_games

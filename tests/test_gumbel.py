@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.games.tictactoe import TicTacToe
 from alphazero.search import (
@@ -196,7 +196,7 @@ def test_the_improved_policy_is_softmax_of_logits_plus_sigma():
     ],
 )
 def test_config_refuses_what_gumbel_cannot_do(section, key, value, problem):
-    from alphazero.config.settings import ConfigError, config_from_dict
+    from alphazero.config import ConfigError, config_from_dict
 
     data: dict = {"search": {"algorithm": "gumbel"}}
     data.setdefault(section, {})[key] = value

@@ -104,7 +104,7 @@ def test_training_stops_on_a_ctrl_c_that_a_finalizer_swallowed(tmp_path: Path) -
         [sys.executable, "-c", textwrap.dedent(
             f"""
             import os, signal
-            from alphazero.config.settings import config_from_dict
+            from alphazero.config import config_from_dict
             from alphazero.training.trainer import Trainer
             from alphazero.training.loop import train
 
@@ -154,7 +154,7 @@ def test_self_play_and_a_match_stop_at_their_next_step_after_a_swallowed_ctrl_c(
         import os, signal
         import numpy as np
         from alphazero.evaluation.arena import play_match
-        from alphazero.config.settings import SearchConfig, SelfPlayConfig
+        from alphazero.config import SearchConfig, SelfPlayConfig
         from alphazero.games import make
         from alphazero.training.interrupts import stop_on_ctrl_c
         from alphazero.evaluation.players import RandomPlayer

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from alphazero.baselines import perfect
-from alphazero.config.settings import load_config
+from alphazero.config import load_config
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from alphazero.config.settings import config_from_dict
+from alphazero.config import config_from_dict
 from alphazero.training.checkpoints import RunDir
 from alphazero.training.metrics import append_metrics
 

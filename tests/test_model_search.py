@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from alphazero.config.settings import Config, SearchConfig
+from alphazero.config import Config, SearchConfig
 from alphazero.evaluation.model_search import (
     PLAY_ALGORITHM,
     PlaySearch,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from alphazero.config.settings import NetworkConfig, TrainConfig
+from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.games import make
 from alphazero.network.model import (
     InferenceModel,

@@ -488,7 +488,7 @@ def test_ctrl_c_at_the_prompt_says_bye(tmp_path):
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
     """A tiny untrained tic-tac-toe network saved as a ``.keras`` file."""
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.network.model import build_network
 
     game = make("tictactoe")

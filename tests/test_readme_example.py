@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import make_player
 from alphazero.games import GAMES, make

@@ -263,7 +263,7 @@ def test_sampling_the_newest_only_draws_from_them():
 
 
 def test_growing_window_starts_whole_then_grows_slower_than_the_run():
-    from alphazero.config.settings import ReplayConfig
+    from alphazero.config import ReplayConfig
 
     replay = ReplayConfig(capacity=250_000, window_start=20_000)
     assert replay.window(5_000) == 5_000

@@ -81,7 +81,7 @@ def test_several_runs_share_one_correct_moves_panel(tmp_path):
 def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
     """``connect4_positions.py --record`` appends a kept model's figures with search, at the
     CPU hours its run had spent, and the several-run panel draws them beside the raw policy."""
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.games import make
     from alphazero.network.model import build_network
 
@@ -131,7 +131,7 @@ def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
 def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp_path):
     """``--record --model RUN`` records the latest iteration, so it must measure that
     iteration's model, not the ``best.keras`` that loading the folder gives."""
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.games import make
     from alphazero.network.model import build_network
 

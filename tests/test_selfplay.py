@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
 from alphazero.search import Node, RootNoise
 from alphazero.search.node import add_dirichlet_noise, expand
@@ -185,7 +185,7 @@ def test_each_game_is_handed_over_with_its_examples_as_it_ends():
 def test_a_removed_switch_loads_when_off_and_is_one_line_when_on(tmp_path, setting, off, on):
     """A run folder's config.yaml names every key, the removed ones too: at the value that
     left them off the run still resumes; any other value says the switch is gone."""
-    from alphazero.config.settings import ConfigError, load_config
+    from alphazero.config import ConfigError, load_config
 
     path = tmp_path / "run.yaml"
     path.write_text(f"selfplay: {{{setting}: {str(off).lower()}}}\n")

@@ -76,7 +76,7 @@ def test_no_config_in_configs_meets_a_committed_run_in_its_run_folder():
     """The quick start's ``python train.py`` (and ``--config configs/X.yaml``) starts a run in
     ``checkpoints/<run_name>``, which refuses a folder holding an earlier run: a run committed
     there would stop a fresh clone's main command at once. Runs in progress live elsewhere."""
-    from alphazero.config.settings import load_config
+    from alphazero.config import load_config
 
     if shutil.which("git") is None:
         pytest.skip("no git to list the committed files")

@@ -9,7 +9,7 @@ from typing import Self
 import numpy as np
 import pytest
 
-from alphazero.config.settings import SearchConfig, SelfPlayConfig
+from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import HumanPlayer, make_player
 from alphazero.games import GAMES

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from run_helpers import TINY, tiny_config
 
-from alphazero.config.settings import config_from_dict
+from alphazero.config import config_from_dict
 from alphazero.training.checkpoints import FORMAT, CheckpointError, RunDir
 from alphazero.training.loop import train
 

@@ -80,7 +80,7 @@ def browser(tmp_path_factory) -> Iterator[Any]:
 def server(tmp_path_factory) -> Iterator[str]:
     """The app on 127.0.0.1 with Dots and Boxes 2x2 (a tiny untrained model) as ``--game``;
     the page offers the shipped models of the other games besides."""
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.games import make
     from alphazero.network.model import build_network
 

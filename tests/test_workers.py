@@ -17,7 +17,7 @@ import keras
 import numpy as np
 import pytest
 
-from alphazero.config.settings import config_from_dict
+from alphazero.config import config_from_dict
 from alphazero.games import make
 from alphazero.network.model import build_network
 from alphazero.training.loop import train
@@ -292,7 +292,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_ray_backend_without_ray_says_how_to_install(monkeypatch):
-    from alphazero.config.settings import ConfigError
+    from alphazero.config import ConfigError
     from alphazero.workers.ray_backend import RayBackend
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed

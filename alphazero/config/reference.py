@@ -2,7 +2,7 @@
 ``python -m alphazero.config.reference [--check]``.
 
 Every key's default and range come from its ``dataclasses.field``, and its meaning from the
-docstring under it in ``alphazero/config/settings.py``, so the page cannot say what the code
+docstring under it in ``alphazero/config/sections.py``, so the page cannot say what the code
 does not.
 ``tests/test_config_reference.py`` fails when the committed page no longer matches.
 """
@@ -20,8 +20,8 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from . import settings as config_module
-from .settings import Config
+from . import sections as config_module
+from .sections import Config
 
 SENTENCE_END = re.compile(r"(?<=[a-z0-9`)])\. (?=[A-Z`])")
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
@@ -30,9 +30,9 @@ INTRO = """\
 # Configuration reference
 
 A run is described by one YAML file (`configs/*.yaml`), read into the typed dataclasses of
-`alphazero/config/settings.py`. Every key is optional: a missing one takes the default below. A key
-that does not exist, a wrong type or a value out of range stops `train.py` at once with one
-line that names the key. A config may start with `base: OTHER.yaml` (a path relative to
+`alphazero/config/sections.py`. Every key is optional: a missing one takes the default below.
+A key that does not exist, a wrong type or a value out of range stops `train.py` at once with
+one line that names the key. A config may start with `base: OTHER.yaml` (a path relative to
 itself) to take every setting of that file and override them key by key. The run folder's
 `config.yaml` is the resolved whole, and `--resume` reads it.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..config.settings import EvaluationConfig
+from ..config import EvaluationConfig
 from ..games.base import Game
 from ..search import SearchParams
 from .arena import MatchResult, elo_difference, play_match

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config.settings import SearchConfig
+from ..config import SearchConfig
 from ..search.params import SearchParams
 from ..training.checkpoints import CONFIG_FILE, RunDir
 

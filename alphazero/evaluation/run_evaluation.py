@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..games import make
 from ..training.checkpoints import CheckpointError, load_model
 from ..training.run_state import RunState, top_score_record

@@ -25,7 +25,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from ..config.settings import NetworkConfig
+from ..config import NetworkConfig
 from . import schedules  # noqa: F401  (registers the learning-rate schedules with Keras)
 from .engines import (
     EngineError,

@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.settings import NetworkConfig
+from ..config import NetworkConfig
 from ..training.atomic import discard, fsync_dir, fsync_file, temp_file
 from ..training.replay_buffer import _one_line
 from ..training.run_errors import CheckpointError

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..config.settings import ConfigError, config_data
+from ..config import ConfigError, config_data
 from ..games import make
 from ..games.base import GameError
 from .options import DEFAULT_GAME

@@ -2,8 +2,8 @@
 
 Self-play, the evaluation ladder, ``play.py`` (its hints and ``--web`` too), the strength
 benchmark and the solved-position benchmarks all build their search from one of these, made
-from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config/settings.py``), so
-a model plays as it was trained unless a caller says otherwise.
+from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config/sections.py``),
+so a model plays as it was trained unless a caller says otherwise.
 """
 
 from __future__ import annotations

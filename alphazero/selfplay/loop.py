@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import progress as progress_bars
-from ..config.settings import SearchConfig, SelfPlayConfig
+from ..config import SearchConfig, SelfPlayConfig
 from ..games.base import Game
 from ..search import (
     EvaluationCache,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config.settings import SearchConfig, SelfPlayConfig
+from ..config import SearchConfig, SelfPlayConfig
 from ..games.base import Game
 
 

@@ -41,7 +41,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config.settings import Config, ConfigError, config_from_dict, read_yaml
+from ..config import Config, ConfigError, config_from_dict, read_yaml
 from ..games import make
 from ..network.model_files import (
     check_model_fits,

@@ -27,7 +27,7 @@ from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it
 # isort: split
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..evaluation.run_evaluation import (
     BEST_RULE,
     check_model_opponents,

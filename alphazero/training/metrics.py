@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..evaluation.arena import format_elo
 from ..progress import RunProgress
 from .checkpoints import METRICS_FILE, TENSORBOARD_DIR, RunDir, atomic_write_text, json_default

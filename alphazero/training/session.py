@@ -20,7 +20,7 @@ from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it
 import keras
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..evaluation.run_evaluation import check_model_opponents, top_score_from_metrics
 from ..games import Game, make
 from ..network.model import InferenceModel, build_network

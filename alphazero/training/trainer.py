@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from .. import progress as progress_bars
-from ..config.settings import TrainConfig
+from ..config import TrainConfig
 from ..network.model import wdl_targets, wdl_value
 from ..network.schedules import StepDecay
 from .interrupts import raise_if_interrupted

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..games import Game, make
 from ..selfplay.loop import play_games, play_games_carrying
 from ..selfplay.paused import PausedGame

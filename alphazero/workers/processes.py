@@ -34,7 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import progress as progress_bars
-from ..config.settings import Config
+from ..config import Config
 from ..games import make
 from ..selfplay.loop import play_games, play_games_carrying
 from ..selfplay.paused import PausedGame

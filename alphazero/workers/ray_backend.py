@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import progress as progress_bars
-from ..config.settings import Config, ConfigError
+from ..config import Config, ConfigError
 from ..games import make
 from ..selfplay.paused import PausedGame
 from ..selfplay.results import Examples, SelfPlayStats

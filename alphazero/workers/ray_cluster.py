@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..config.settings import ConfigError
+from ..config import ConfigError
 
 TOKEN_HELP = (
     "give the driver the cluster's token: RAY_AUTH_TOKEN=<token> or "

@@ -297,7 +297,7 @@ def test_a_keras_archive_is_refused_by_what_it_declares(base, tmp_path, case):
 
 
 def test_the_projects_own_networks_pass_the_checks(tmp_path):
-    from alphazero.config.settings import NetworkConfig
+    from alphazero.config import NetworkConfig
     from alphazero.network.model import build_network
     from alphazero.network.model_files import save_model_atomic
     from alphazero.training.trainer import Trainer

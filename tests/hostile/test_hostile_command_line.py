@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config.settings import ConfigError, config_from_dict
+from alphazero.config import ConfigError, config_from_dict
 from alphazero.evaluation.player_specs import (
     MAX_SECONDS,
     MAX_SIMULATIONS,

@@ -1,0 +1,303 @@
+"""The config's sections: one frozen dataclass each, whose fields carry their defaults, their
+allowed range (in ``metadata``) and, in the docstring under each field, what the setting
+does. ``docs/configuration.md`` is written from these (``reference.py``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from ..search.params import C_PUCT, GumbelParams, RootNoise, SearchParams
+from .errors import ConfigError
+from .typed import bounds, check_range
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Which game, built by ``alphazero.games.make(name, **params)``."""
+
+    name: str = "connect4"
+    """The game's registered name: ``tictactoe``, ``connect4``, ``gomoku``, ``dots_and_boxes``."""
+    params: dict[str, int] = field(default_factory=dict)
+    """The game's parameters, e.g. ``{size: 8, n_in_row: 5}``; missing ones take the game's
+    defaults."""
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The residual tower shared by every game."""
+
+    filters: int = field(default=64, metadata=bounds(1, 1024))
+    """Channels of every convolution of the residual tower."""
+    blocks: int = field(default=5, metadata=bounds(0, 64))
+    """Residual blocks in the tower (two 3x3 convolutions each)."""
+    value_hidden: int = field(default=64, metadata=bounds(1, 4096))
+    """Width of the value head's hidden dense layer."""
+    value_channels: int = field(default=1, metadata=bounds(1, 1024))
+    """Channels of the value head's 1x1 convolution (AlphaZero's has 1)."""
+    policy_channels: int = field(default=2, metadata=bounds(1, 1024))
+    """Channels of the policy head's 1x1 convolution."""
+    l2: float = field(default=1e-4, metadata=bounds(0.0, 1.0))
+    """Weight decay on every kernel."""
+
+    @classmethod
+    def from_size(cls, text: str) -> NetworkConfig:
+        """``"64x5"`` -> 64 filters and 5 residual blocks, the other fields at their defaults.
+
+        FILTERSxBLOCKS is how the docs, configs and run names spell a network. Raises
+        ``ConfigError`` for anything else, blocks first (``"5x64"``) included: read the other
+        way round, that would be a 64-block network, built and timed without a word.
+        """
+        filters, sep, blocks = text.strip().lower().partition("x")
+        if not (sep and filters.isdigit() and blocks.isdigit()):
+            raise ConfigError(f"expected FILTERSxBLOCKS such as 64x5, got {text!r}")
+        config = cls(filters=int(filters), blocks=int(blocks))
+        if config.filters < config.blocks:
+            raise ConfigError(f"expected FILTERSxBLOCKS such as 64x5 (filters first), got {text!r}")
+        for f in dataclasses.fields(cls):
+            if f.name in ("filters", "blocks"):
+                check_range(getattr(config, f.name), f.metadata, f"network.{f.name}")
+        return config
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The search, for self-play and for playing."""
+
+    algorithm: Literal["puct", "gumbel"] = "puct"
+    """Self-play's search. ``puct``: AlphaZero's, the visit counts as the policy target.
+    ``gumbel``: Gumbel AlphaZero (Danihelka et al. 2022; ``alphazero/search/gumbel.py``),
+    which improves the policy with far fewer simulations (8-32): the root samples
+    ``gumbel_considered`` moves and halves them over the budget, the policy target is the
+    improved policy, and the move played is the halving's survivor. Its Gumbel noise makes
+    that a sample for the first ``selfplay.temperature_moves`` moves (all of them with a
+    ``final_temperature`` above 0); later moves search without noise and play the best.
+    It uses no Dirichlet noise, virtual loss or ``temperature_value_cutoff``, and one leaf
+    per tree. The evaluation ladder and ``play.py --model RUN`` search the same way
+    (``params()``: the one ``SearchParams`` of the run)."""
+    simulations: int = field(default=200, metadata=bounds(2, 1_000_000))
+    """Simulations per move in self-play (with ``selfplay.fast_simulations``: per full search)."""
+    c_puct: float = field(default=C_PUCT, metadata=bounds(0.0, 100.0, open_low=True))
+    """PUCT's exploration weight: how much the prior counts against the value."""
+    dirichlet_alpha: float = field(default=0.3, metadata=bounds(0.0, 100.0, open_low=True))
+    """PUCT self-play: the Dirichlet noise's alpha at the root (smaller: spikier)."""
+    dirichlet_weight: float = field(default=0.25, metadata=bounds(0.0, 1.0))
+    """PUCT self-play: the share of the root's prior that is noise."""
+    dirichlet_alpha_scaled: bool = False
+    """Read ``dirichlet_alpha`` as a total spread over the legal moves (alpha / moves each),
+    as KataGo does, instead of the same alpha for every move."""
+    leaves_per_tree: int = field(default=1, metadata=bounds(1, 256))
+    """Leaves selected per tree per network call, kept apart by a virtual loss."""
+    virtual_loss: float = field(default=1.0, metadata=bounds(0.0, 100.0))
+    """The loss a pending leaf counts as, so ``leaves_per_tree`` leaves of one tree differ."""
+    gumbel_considered: int = field(default=16, metadata=bounds(1, 4096))
+    """``gumbel``: moves sampled at the root (all of them when fewer are legal)."""
+    gumbel_c_visit: float = field(default=50.0, metadata=bounds(0.0, 1e6))
+    """``gumbel``: the visit offset in Q's weight (see ``gumbel_c_scale``)."""
+    gumbel_c_scale: float = field(default=0.1, metadata=bounds(0.0, 1e3, open_low=True))
+    """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
+    rescaled to [0, 1] among a node's moves. 50 and 0.1 are mctx's defaults; the paper's Go
+    and chess runs used ``c_scale`` 1.0."""
+    evaluation_cache: int = field(default=0, metadata=bounds(0, 100_000_000))
+    """Self-play remembers this many network evaluations by position and reuses them where a
+    search meets a position again (a transposition, or the next move's search); 0: off."""
+    inference_precision: Literal["auto", "float32", "bfloat16"] = "auto"
+    """Arithmetic of the network's large self-play batches. ``auto``: bfloat16 where the CPU
+    has it natively (faster there: docs/research/benchmarks.md), float32 elsewhere."""
+
+    def params(self) -> SearchParams:
+        """The search these settings describe, for self-play, the ladder and play."""
+        return SearchParams(
+            algorithm=self.algorithm,
+            c_puct=self.c_puct,
+            leaves_per_tree=self.leaves_per_tree,
+            virtual_loss=self.virtual_loss,
+            noise=RootNoise(
+                self.dirichlet_alpha, self.dirichlet_weight, self.dirichlet_alpha_scaled
+            ),
+            gumbel=GumbelParams(self.gumbel_considered, self.gumbel_c_visit, self.gumbel_c_scale),
+        )
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play: how many games, how moves are chosen, which positions become examples."""
+
+    games_per_iteration: int = field(default=64, metadata=bounds(1, 1_000_000))
+    """Self-play games played each iteration."""
+    parallel_games: int = field(default=64, metadata=bounds(1, 100_000))
+    """Games searched at once; their leaves share one network call."""
+    carry_over: bool = False
+    """Self-play runs on across iterations (OpenSpiel's and KataGo's actors): when the
+    iteration's ``games_per_iteration`` games have ended, the games still in flight pause
+    between two moves and go on in the next iteration with the new weights, so every network
+    call holds about ``parallel_games`` positions instead of a tail of ever fewer as the
+    iteration's last games end. The paused games are saved with the checkpoint
+    (``paused_NNNN.npz``); each goes on with its next move searched afresh, so resuming stays
+    exact. A game then trains on positions an earlier network played. False: each
+    iteration plays its games from start to end (runs from before the switch resume so)."""
+    temperature_moves: int = field(default=10, metadata=bounds(0, 10_000))
+    """Moves (of the whole game) played with temperature 1; later ones take the top move."""
+    final_temperature: float = field(default=0.0, metadata=bounds(0.0, 10.0))
+    """The temperature of moves after ``temperature_moves`` (0: the most visited move)."""
+    temperature_value_cutoff: float | None = field(default=None, metadata=bounds(0.0, 2.0))
+    """When a move is sampled (temperature above 0), leave out the moves whose search value is
+    more than this below the most visited move's (values in [-1, 1]; None: sample from every
+    move). A sampled blunder decides the game, and its result is then a wrong value target
+    for every position before it."""
+    augment: bool = True
+    """Add every symmetric copy of each example to the buffer."""
+    resign_threshold: float | None = field(default=None, metadata=bounds(-1.0, 0.0))
+    """Resign when the root value for the mover falls below this (None: never)."""
+    resign_playthrough: float = field(default=0.1, metadata=bounds(0.0, 1.0))
+    """Share of would-resign games played to the end to measure false resignations."""
+    fast_simulations: int | None = field(default=None, metadata=bounds(2, 1_000_000))
+    """Playout cap randomisation (KataGo): most moves get this cheap search, without noise,
+    and are not training examples; None: every move gets the full search."""
+    full_search_share: float = field(default=0.25, metadata=bounds(0.0, 1.0))
+    """With ``fast_simulations``: the share of moves that get the full search."""
+    value_target_mix: float = field(default=0.0, metadata=bounds(0.0, 1.0))
+    """Value target = (1 - mix) * game result + mix * search value (both for the mover)."""
+    random_opening_share: float = field(default=0.0, metadata=bounds(0.0, 1.0))
+    """Share of games that start from a random opening: 1 to ``random_opening_moves``
+    uniformly random moves (none that ends the game), which are not training examples.
+    Self-play otherwise only visits the positions its own sharpening policy leads to, and
+    the value head learns little about the positions a fallible opponent creates."""
+    random_opening_moves: int = field(default=8, metadata=bounds(1, 10_000))
+    """The most random moves a random opening plays (see ``random_opening_share``)."""
+    workers: int = field(default=1, metadata=bounds(1, 4096))
+    """Self-play processes (each searching many games at once) feeding one learner."""
+    backend: Literal["local", "ray"] = "local"
+    """``local``: this machine; ``ray``: the workers are Ray actors on a cluster."""
+    ray_address: str | None = None
+    """Cluster to join with ``backend: ray`` (default: the ``RAY_ADDRESS`` variable, else
+    a local Ray instance)."""
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    """The replay buffer of examples, and the window training samples from."""
+
+    capacity: int = field(default=100_000, metadata=bounds(1, 100_000_000))
+    """The buffer keeps the most recent ``capacity`` examples. With ``selfplay.augment`` every
+    symmetric copy of a position is one of them: 2 a position in Connect Four, up to 8 on a
+    square board, so the buffer spans that many times fewer self-play moves."""
+    window_start: int | None = field(default=None, metadata=bounds(1, 100_000_000))
+    """A window that grows with the run (KataGo's): training samples only the newest
+    ``window(N)`` examples of the ``N`` made so far, ``N`` while ``N <= window_start``, then
+    ``window_start * (1 + growth * ((N / window_start) ** exponent - 1) / exponent)``, at
+    most ``capacity``. Early examples come from a network that is soon much stronger, and a
+    window as long as the run would keep training on them. None: the whole buffer."""
+    window_exponent: float = field(default=0.75, metadata=bounds(0.0, 1.0, open_low=True))
+    """The growing window's exponent (see ``window_start``)."""
+    window_growth: float = field(default=0.4, metadata=bounds(0.0, 10.0))
+    """The growing window's rate (see ``window_start``)."""
+
+    def window(self, made: int) -> int:
+        """How many of the newest examples training samples, after ``made`` in all."""
+        start = self.window_start
+        if start is None:
+            return min(made, self.capacity)
+        if made <= start:
+            return min(made, self.capacity)
+        a, b = self.window_exponent, self.window_growth
+        grown = start * (1 + b * ((made / start) ** a - 1) / a)
+        return int(min(grown, self.capacity))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """The training steps after each iteration's self-play."""
+
+    batch_size: int = field(default=256, metadata=bounds(1, 65_536))
+    """Examples in one training step."""
+    steps_per_iteration: int = field(default=100, metadata=bounds(0, 1_000_000))
+    """Training steps after each iteration's self-play."""
+    min_positions: int = field(default=1_000, metadata=bounds(0, 100_000_000))
+    """No training until the buffer holds this many positions."""
+    optimizer: Literal["sgd", "adam"] = "adam"
+    """``adam``, or ``sgd`` with ``momentum``."""
+    learning_rate: float = field(default=1e-3, metadata=bounds(0.0, 10.0, open_low=True))
+    """The optimizer's learning rate (the start of a schedule)."""
+    momentum: float = field(default=0.9, metadata=bounds(0.0, 1.0))
+    """``sgd``'s momentum."""
+    lr_schedule: Literal["constant", "cosine", "step"] = "constant"
+    """``constant``; ``cosine``: down to ``lr_min_factor`` times the rate over
+    ``lr_decay_steps``; ``step``: x0.1 every ``lr_decay_steps``."""
+    lr_decay_steps: int = field(default=10_000, metadata=bounds(1, 100_000_000))
+    """Steps over which ``cosine`` decays, or between ``step`` drops (x0.1)."""
+    lr_min_factor: float = field(default=0.1, metadata=bounds(0.0, 1.0))
+    """``cosine``: the rate's floor, as a share of ``learning_rate``."""
+    value_loss_weight: float = field(default=1.0, metadata=bounds(0.0, 100.0))
+    """Weight of the win/draw/loss cross-entropy beside the policy's in the loss (AlphaGo Zero
+    weighs them equally; a larger weight asks more of the value head)."""
+    late_value_loss_weight: float | None = field(default=None, metadata=bounds(0.0, 100.0))
+    """The value's weight from optimizer step ``late_value_from_step`` on (None: the weight
+    never changes). On Connect Four, weight 2 from the start trailed the flagship; from
+    iteration 111 a branch of the flagship gained a little and a whole run did not, so
+    neither is in ``configs/connect4.yaml`` (docs/research/learning_speed/connect4.md)."""
+    late_value_from_step: int = field(default=0, metadata=bounds(0, 100_000_000))
+    """First optimizer step (counted over the whole run, as the learning-rate schedule is)
+    with ``late_value_loss_weight``."""
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """What the run folder keeps."""
+
+    keep_every: int = field(default=5, metadata=bounds(0, 1_000_000))
+    """Keep the model of every k-th iteration (0: keep only latest and best)."""
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """Matches against a fixed ladder of players that do not learn, during training."""
+
+    every: int = field(default=5, metadata=bounds(0, 1_000_000))
+    """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
+    opponents: list[str] = field(default_factory=lambda: ["uct:200", "uct:1000"])
+    """Player specs of the ladder, weakest first (see ``alphazero.evaluation.players``)."""
+    games: int = field(default=20, metadata=bounds(2, 100_000))
+    """Games against each opponent, sides alternating."""
+    simulations: int = field(default=100, metadata=bounds(2, 1_000_000))
+    """The model's PUCT simulations per move in these games."""
+    rollout_knowledge: bool = False
+    """Give the UCT / RAVE opponents rollout knowledge (Gomoku, Dots and Boxes)."""
+    solved_positions: bool = False
+    """Measure the raw network on the game's solved positions every iteration (one batched
+    call; only Connect Four 6x7 has them): how often its top move keeps the exact result and
+    its value reads it, so both are seen to rise (``connect4_positions`` in the metrics)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """A whole training run."""
+
+    game: GameConfig = field(default_factory=GameConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    iterations: int = field(default=100, metadata=bounds(1, 10_000_000))
+    """Iterations of the run (raise it in a run's ``config.yaml`` to train further)."""
+    seed: int = field(default=0, metadata=bounds(0, 2**32 - 1))
+    """Seeds every random choice: a seed and a number of workers always give the same run."""
+    run_name: str | None = None
+    """Folder under ``checkpoints/``; defaults to the config file's stem."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def default_run_dir(self) -> Path:
+        """``checkpoints/<run_name>``: where ``train.py`` keeps the run unless told otherwise."""
+        return Path("checkpoints") / (self.run_name or "run")
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
