@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import inspect
 import subprocess
 import sys
 import tempfile
@@ -109,12 +110,14 @@ def _searched(gumbel: ModuleType, nodes: list, policy: Policy, rng: np.random.Ge
     by ``gumbel``'s own root and interior selection (``policies.gumbel_policy``'s way)."""
     params = gumbel.GumbelParams()
     roots = [gumbel.GumbelRoot.start(node, 32, params, rng) for node in nodes]
+    interior = gumbel.select_child
+    if "params" in inspect.signature(interior).parameters:  # before sigma's constants were fixed
+        interior = functools.partial(interior, params=params)
     searches = [
         RootSearch(
             root.node,
             32,
-            functools.partial(select, root.node, lambda _, r=root: r.select_action(),
-                              functools.partial(gumbel.select_child, params=params)),
+            functools.partial(select, root.node, lambda _, r=root: r.select_action(), interior),
             lambda *_: None,
         )
         for root in roots

@@ -121,7 +121,7 @@ def test_unvisited_moves_get_the_mixed_value():
     # blends the root's own 0.5 with them: (0.5 + 2 * -0.5) / 3.
     assert np.allclose(q[visited], -0.5)
     assert np.allclose(q[~visited], (0.5 + 2 * -0.5) / 3)
-    assert improved_policy(node, GumbelParams()).sum() == pytest.approx(1.0)
+    assert improved_policy(node).sum() == pytest.approx(1.0)
 
 
 def test_gumbel_self_play_makes_valid_examples():
@@ -182,10 +182,10 @@ def test_the_improved_policy_is_softmax_of_logits_plus_sigma():
     node = Node(game)
     gumbel_search([node], biased_policy(9, {4: 1.0, 0: 0.5}, value=0.3), 6, GumbelParams(), None)
     logits = np.log([c.prob for c in node.children.values()])
-    scores = logits + sigma(node, GumbelParams())
+    scores = logits + sigma(node)
     expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
-    assert np.allclose(improved_policy(node, GumbelParams()), expected)
-    assert sigma(node, GumbelParams()).min() == 0.0  # the worst move gets no bonus
+    assert np.allclose(improved_policy(node), expected)
+    assert sigma(node).min() == 0.0  # the worst move gets no bonus
 
 
 @pytest.mark.parametrize(

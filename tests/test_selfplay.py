@@ -7,8 +7,7 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.games import make
-from alphazero.search import Node, RootNoise
-from alphazero.search.node import add_dirichlet_noise, expand
+from alphazero.search import Node
 from alphazero.selfplay.loop import (
     _finish,
     _Slot,
@@ -122,20 +121,6 @@ def test_cheap_searches_move_on_and_keep_the_network_batch_full():
     assert max(sizes) == 8
 
 
-def test_scaled_dirichlet_alpha_is_spread_over_the_legal_moves():
-    def peak(scaled):
-        peaks = []
-        for seed in range(200):
-            root = Node(make("connect4"))
-            expand(root, np.full(7, 1 / 7))
-            add_dirichlet_noise(root, RootNoise(0.7, 1.0, scaled), np.random.default_rng(seed))
-            peaks.append(max(c.prob for c in root.children.values()))
-        return float(np.mean(peaks))
-
-    # alpha 0.7 per move is mild noise; 0.7 in total (0.1 per move) is spiky.
-    assert peak(True) > peak(False) + 0.15
-
-
 def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
     """Tic-tac-toe with every move sampled from the visits: the search's second-rate moves
     decide many games. With the cutoff only moves valued about as well as the most visited
@@ -170,27 +155,3 @@ def test_each_game_is_handed_over_with_its_examples_as_it_ends():
         np.testing.assert_array_equal(joined, getattr(examples, part))
     assert arrived[-1][1].lengths == stats.lengths
     assert moves == sorted(moves) and moves[-1] == stats.moves
-
-
-@pytest.mark.parametrize(
-    ("setting", "off", "on"),
-    [
-        ("value_discount", 1.0, 0.9),
-        ("symmetric_search", False, True),
-        ("weak_side_share", 0.0, 0.5),
-        ("weak_side_simulations", 16, 8),
-        ("weak_side_random", 0.0, 0.1),
-    ],
-)
-def test_a_removed_switch_loads_when_off_and_is_one_line_when_on(tmp_path, setting, off, on):
-    """A run folder's config.yaml names every key, the removed ones too: at the value that
-    left them off the run still resumes; any other value says the switch is gone."""
-    from alphazero.config import ConfigError, load_config
-
-    path = tmp_path / "run.yaml"
-    path.write_text(f"selfplay: {{{setting}: {str(off).lower()}}}\n")
-    assert load_config(path).selfplay == SelfPlayConfig()
-    path.write_text(f"selfplay: {{{setting}: {str(on).lower()}}}\n")
-    with pytest.raises(ConfigError, match=f"selfplay.{setting}: this switch is gone") as error:
-        load_config(path)
-    assert "\n" not in str(error.value)

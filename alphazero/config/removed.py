@@ -10,21 +10,48 @@ record's configs, which are read rather than run, may ask for the key to be igno
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
+
+import yaml
 
 from .errors import ConfigError
 
-REMOVED_SETTINGS: dict[str, dict[str, Any]] = {
+
+class Removed(NamedTuple):
+    """A removed switch: the value that left it off, and why it went."""
+
+    off: Any
+    why: str
+
+
+_LOST = "its study did not win: docs/research/learning_speed.md"
+_FIXED = "no study varied it"
+
+REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
+    "search": {
+        "dirichlet_alpha_scaled": Removed(False, "never measured; the configs scale alpha by hand"),
+        "gumbel_c_visit": Removed(50.0, _FIXED),
+        "gumbel_c_scale": Removed(0.1, _FIXED),
+    },
     "selfplay": {
-        "value_discount": 1.0,
-        "symmetric_search": False,
-        "weak_side_share": 0.0,
-        "weak_side_simulations": 16,
-        "weak_side_random": 0.0,
+        "value_discount": Removed(1.0, _LOST),
+        "symmetric_search": Removed(False, _LOST),
+        "weak_side_share": Removed(0.0, _LOST),
+        "weak_side_simulations": Removed(16, _LOST),
+        "weak_side_random": Removed(0.0, _LOST),
+    },
+    "replay": {
+        "window_exponent": Removed(0.75, _FIXED),
+        "window_growth": Removed(0.4, _FIXED),
     },
 }
-"""Removed switches by section, each with the value that left it off (their studies did not
-win: docs/research/learning_speed.md)."""
+"""Removed switches by section: each one's off value (what the code now always does) and
+why it went. ``docs/configuration.md`` lists them."""
+
+
+def shown_off(value: Any) -> str:
+    """A removed switch's off value as YAML writes it (``false``, ``null``, ``0.75``)."""
+    return yaml.safe_dump(value, default_flow_style=True).removesuffix("\n...\n").strip()
 
 
 def _is_off(value: Any, off: Any) -> bool:
@@ -48,11 +75,12 @@ def without_removed(data: Any, *, ignore: bool = False) -> tuple[Any, list[str]]
         if not isinstance(values, dict) or not removed.keys() & values.keys():
             continue
         for key, value in values.items():
-            if key in removed and not _is_off(value, removed[key]):
+            if key in removed and not _is_off(value, removed[key].off):
                 if not ignore:
+                    gone = removed[key]
                     raise ConfigError(
-                        f"{section}.{key}: this switch is gone (its study did not win, "
-                        f"docs/research/learning_speed.md); remove it from the config"
+                        f"{section}.{key}: this switch is gone, always {shown_off(gone.off)} "
+                        f"now ({gone.why}); remove it from the config"
                     )
                 ignored.append(f"{section}.{key}")
         kept[section] = {key: value for key, value in values.items() if key not in removed}

@@ -87,21 +87,12 @@ class SearchConfig:
     """PUCT self-play: the Dirichlet noise's alpha at the root (smaller: spikier)."""
     dirichlet_weight: float = field(default=0.25, metadata=bounds(0.0, 1.0))
     """PUCT self-play: the share of the root's prior that is noise."""
-    dirichlet_alpha_scaled: bool = False
-    """Read ``dirichlet_alpha`` as a total spread over the legal moves (alpha / moves each),
-    as KataGo does, instead of the same alpha for every move."""
     leaves_per_tree: int = field(default=1, metadata=bounds(1, 256))
     """Leaves selected per tree per network call, kept apart by a virtual loss."""
     virtual_loss: float = field(default=1.0, metadata=bounds(0.0, 100.0))
     """The loss a pending leaf counts as, so ``leaves_per_tree`` leaves of one tree differ."""
     gumbel_considered: int = field(default=16, metadata=bounds(1, 4096))
     """``gumbel``: moves sampled at the root (all of them when fewer are legal)."""
-    gumbel_c_visit: float = field(default=50.0, metadata=bounds(0.0, 1e6))
-    """``gumbel``: the visit offset in Q's weight (see ``gumbel_c_scale``)."""
-    gumbel_c_scale: float = field(default=0.1, metadata=bounds(0.0, 1e3, open_low=True))
-    """``gumbel``: Q's weight against the prior, ``(c_visit + max N) * c_scale * Q`` with Q
-    rescaled to [0, 1] among a node's moves. 50 and 0.1 are mctx's defaults; the paper's Go
-    and chess runs used ``c_scale`` 1.0."""
     evaluation_cache: int = field(default=0, metadata=bounds(0, 100_000_000))
     """Self-play remembers this many network evaluations by position and reuses them where a
     search meets a position again (a transposition, or the next move's search); 0: off."""
@@ -116,10 +107,8 @@ class SearchConfig:
             c_puct=self.c_puct,
             leaves_per_tree=self.leaves_per_tree,
             virtual_loss=self.virtual_loss,
-            noise=RootNoise(
-                self.dirichlet_alpha, self.dirichlet_weight, self.dirichlet_alpha_scaled
-            ),
-            gumbel=GumbelParams(self.gumbel_considered, self.gumbel_c_visit, self.gumbel_c_scale),
+            noise=RootNoise(self.dirichlet_alpha, self.dirichlet_weight),
+            gumbel=GumbelParams(self.gumbel_considered),
         )
 
 
@@ -178,6 +167,12 @@ class SelfPlayConfig:
     a local Ray instance)."""
 
 
+WINDOW_EXPONENT = 0.75
+WINDOW_GROWTH = 0.4
+"""The growing window's exponent and rate (``ReplayConfig.window``): KataGo's, which every
+run here used; only the window's start was studied."""
+
+
 @dataclass(frozen=True)
 class ReplayConfig:
     """The replay buffer of examples, and the window training samples from."""
@@ -189,13 +184,9 @@ class ReplayConfig:
     window_start: int | None = field(default=None, metadata=bounds(1, 100_000_000))
     """A window that grows with the run (KataGo's): training samples only the newest
     ``window(N)`` examples of the ``N`` made so far, ``N`` while ``N <= window_start``, then
-    ``window_start * (1 + growth * ((N / window_start) ** exponent - 1) / exponent)``, at
-    most ``capacity``. Early examples come from a network that is soon much stronger, and a
+    ``window_start * (1 + 0.4 * ((N / window_start) ** 0.75 - 1) / 0.75)``, at most
+    ``capacity``. Early examples come from a network that is soon much stronger, and a
     window as long as the run would keep training on them. None: the whole buffer."""
-    window_exponent: float = field(default=0.75, metadata=bounds(0.0, 1.0, open_low=True))
-    """The growing window's exponent (see ``window_start``)."""
-    window_growth: float = field(default=0.4, metadata=bounds(0.0, 10.0))
-    """The growing window's rate (see ``window_start``)."""
 
     def window(self, made: int) -> int:
         """How many of the newest examples training samples, after ``made`` in all."""
@@ -204,7 +195,7 @@ class ReplayConfig:
             return min(made, self.capacity)
         if made <= start:
             return min(made, self.capacity)
-        a, b = self.window_exponent, self.window_growth
+        a, b = WINDOW_EXPONENT, WINDOW_GROWTH
         grown = start * (1 + b * ((made / start) ** a - 1) / a)
         return int(min(grown, self.capacity))
 

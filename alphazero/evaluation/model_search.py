@@ -14,9 +14,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import SearchConfig
+from ..config import ConfigError, SearchConfig, read_recorded_config
 from ..search.params import SearchParams
-from ..training.checkpoints import CONFIG_FILE, RunDir
+from ..training.checkpoints import CONFIG_FILE
+from ..training.run_errors import CheckpointError
 
 PLAY_ALGORITHM: str | None = "puct"
 """The search a model plays with unless told otherwise, with its run's constants; None:
@@ -39,11 +40,15 @@ def run_folder(path: str | os.PathLike[str]) -> Path | None:
 
 def trained_search(path: str | os.PathLike[str]) -> SearchParams:
     """The search the model at ``path`` was trained with (``CheckpointError`` for a broken
-    ``config.yaml``); the defaults for a model without a run folder."""
+    ``config.yaml``); the defaults for a model without a run folder. The config is read as
+    the record of a finished run: a study's model plays though a switch it set is gone."""
     folder = run_folder(path)
     if folder is None:
         return SearchConfig().params()
-    return RunDir(folder).load_config().search.params()
+    try:
+        return read_recorded_config(folder / CONFIG_FILE).config.search.params()
+    except ConfigError as error:  # already one line naming the file
+        raise CheckpointError(str(error)) from None
 
 
 def play_search(

@@ -13,7 +13,7 @@ improves the policy with very few (8-32). It changes three things, all in this m
 * **The policy target**, ``improved_policy``: that same improved policy at the root, with
   the mixed value standing in for unvisited moves (``completed_q``).
 
-``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` on Q values min-max rescaled to
+``sigma(q) = (C_VISIT + max_b N(b)) * C_SCALE * q`` on Q values min-max rescaled to
 ``[0, 1]`` among the node's moves, as in DeepMind's mctx. Values are, as everywhere in the
 search, from the point of view of the player to move at the node whose moves they rate.
 """
@@ -29,6 +29,12 @@ import numpy as np
 from .choice import Choice, candidates, detach, quickest_win, winning_children
 from .node import PROB_FLOOR, Node, expand
 from .params import GumbelParams
+
+C_VISIT = 50.0
+C_SCALE = 0.1
+"""``sigma``'s constants, mctx's defaults (``qtransform_completed_by_mix_value``). The paper's
+Go and chess runs used ``C_SCALE`` 1.0, a target that follows Q more and the prior less;
+every run here used these, and no study varied them."""
 
 _LOW_LOGIT = -1e9
 
@@ -113,9 +119,9 @@ def _completed_q(children: Collection[Node], raw_value: float | None) -> list[fl
     return _completed(children, _q_range(children, raw_value)[2])
 
 
-def _sigma_scale(stats: _QRange, params: GumbelParams) -> float:
+def _sigma_scale(stats: _QRange) -> float:
     """``scale`` in ``sigma(x) = scale * (x - low)``: Q rescaled to [0, 1], times
-    ``(c_visit + max N) * c_scale``.
+    ``(C_VISIT + max N) * C_SCALE``.
 
     The ``- low`` matters beyond the rescaling: where every Q is equal it makes sigma 0
     exactly, where ``scale * x`` would round the logits it is added to.
@@ -124,19 +130,17 @@ def _sigma_scale(stats: _QRange, params: GumbelParams) -> float:
     span = high - low
     if span < 1e-8:
         span = 1e-8
-    return (params.c_visit + most) * params.c_scale / span
+    return (C_VISIT + most) * C_SCALE / span
 
 
-def _sigma(
-    children: Collection[Node], raw_value: float | None, params: GumbelParams
-) -> list[float]:
+def _sigma(children: Collection[Node], raw_value: float | None) -> list[float]:
     stats = _q_range(children, raw_value)
-    scale, low = _sigma_scale(stats, params), stats[3]
+    scale, low = _sigma_scale(stats), stats[3]
     return [scale * (q - low) for q in _completed(children, stats[2])]
 
 
-def _improved(children: list[Node], raw_value: float | None, params: GumbelParams) -> list[float]:
-    bonus = _sigma(children, raw_value, params)
+def _improved(children: list[Node], raw_value: float | None) -> list[float]:
+    bonus = _sigma(children, raw_value)
     scores = [c.logit + b for c, b in zip(children, bonus, strict=True)]
     top = max(scores)
     exp = math.exp
@@ -152,18 +156,18 @@ def completed_q(node: Node) -> np.ndarray:
     return np.array(_completed_q(list(node.children.values()), node.raw_value))
 
 
-def sigma(node: Node, params: GumbelParams) -> np.ndarray:
+def sigma(node: Node) -> np.ndarray:
     """``sigma(completed Q)`` of each child ``[len(children)]``: a bonus in logit units that
     grows with the search's largest visit count."""
-    return np.array(_sigma(list(node.children.values()), node.raw_value, params))
+    return np.array(_sigma(list(node.children.values()), node.raw_value))
 
 
-def improved_policy(node: Node, params: GumbelParams) -> np.ndarray:
+def improved_policy(node: Node) -> np.ndarray:
     """``softmax(logits + sigma(completed Q))`` over ``node``'s children, in their order."""
-    return np.array(_improved(list(node.children.values()), node.raw_value, params))
+    return np.array(_improved(list(node.children.values()), node.raw_value))
 
 
-def select_child(node: Node, params: GumbelParams) -> Node:
+def select_child(node: Node) -> Node:
     """Below the root: the child whose visits lag furthest behind the improved policy.
 
     ``_improved`` and the ranking in one function, the same arithmetic in the same order (so
@@ -177,7 +181,7 @@ def select_child(node: Node, params: GumbelParams) -> Node:
         likeliest = _likeliest(children)
         if likeliest is not None:
             return likeliest
-    scale = _sigma_scale(stats, params)
+    scale = _sigma_scale(stats)
     scores = [
         c.logit + scale * (((c.V if c.N else mixed) if c.outcome is None else c.outcome) - low)
         for c in children
@@ -233,7 +237,6 @@ class GumbelRoot:
     simulations: int
     """The visits the root's children hold when the search ends: those of a reused tree plus
     this search's simulations (the root's own evaluation not counted)."""
-    params: GumbelParams
     table: tuple[int, ...] = ()
     """``considered_visits`` for this root: the schedule of its simulations."""
     _noisy_logits: list[float] | None = field(default=None, init=False, repr=False)
@@ -256,7 +259,7 @@ class GumbelRoot:
         budget = max(simulations - (0 if node.N else 1) + spent, 1)
         legal = len(node.game.available_moves)
         table = considered_visits(min(params.considered, legal), budget)
-        return cls(node, gumbel, budget, params, table)
+        return cls(node, gumbel, budget, table)
 
     def _noisy(self, children: list[Node]) -> list[float]:
         """``g + logits`` of each child (shifted, floored at ``_LOW_LOGIT``): fixed once the
@@ -273,7 +276,7 @@ class GumbelRoot:
         """The eligible child first by ``g + logits + sigma(completed Q)``, the halving's
         ranking."""
         stats = _q_range(children, self.node.raw_value)
-        scale, mixed, low = _sigma_scale(stats, self.params), stats[2], stats[3]
+        scale, mixed, low = _sigma_scale(stats), stats[2], stats[3]
         best, best_score = None, 0.0
         for child, ok, noisy in zip(children, eligible, self._noisy(children), strict=True):
             if ok:
@@ -323,7 +326,7 @@ def gumbel_choice(root: GumbelRoot) -> Choice:
     node = root.node
     if not node.children or not any(c.N for c in node.children.values()):
         raise ValueError("gumbel_choice needs a searched root")
-    improved = improved_policy(node, root.params)
+    improved = improved_policy(node)
     target = np.zeros(node.game.num_actions, dtype=np.float32)
     target[[c.action for c in node.children.values()]] = improved
     # Sequential halving visits poor moves on purpose, so the visit-weighted mean would

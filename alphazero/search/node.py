@@ -342,17 +342,12 @@ def revert(path: list[Node], virtual_loss: float = 0.0) -> None:
 
 def add_dirichlet_noise(root: Node, noise: RootNoise, rng: np.random.Generator) -> None:
     """Mix Dirichlet(``noise.alpha``) noise into the root's priors: ``(1 - weight) p +
-    weight n``.
-
-    With ``noise.alpha_is_total`` the concentration is spread over the legal moves (``alpha /
-    moves`` each), so the noise is as strong with 7 moves as with 225.
-    """
+    weight n``."""
     children = list(root.children.values())
     if not children or noise.weight <= 0:
         return
     weight = noise.weight
-    each = noise.alpha / len(children) if noise.alpha_is_total else noise.alpha
-    noise_shares = rng.dirichlet([each] * len(children))
+    noise_shares = rng.dirichlet([noise.alpha] * len(children))
     for child, eta in zip(children, noise_shares, strict=True):
         child.prob = prob = (1 - weight) * child.prob + weight * float(eta)
         child.logit = log_prior(prob)

@@ -24,19 +24,14 @@ class RootNoise:
     alpha: float = 0.3
     """Concentration of each move's share (AlphaZero: 0.3 in chess, 0.03 in Go)."""
     weight: float = 0.25
-    alpha_is_total: bool = False
-    """Read ``alpha`` as a total spread over the legal moves (``alpha / moves`` each)."""
 
 
 @dataclass(frozen=True)
 class GumbelParams:
-    """Constants of the Gumbel search (mctx's defaults; the paper's Go and chess runs used
-    ``c_scale`` 1.0, a target that follows the search's Q more and the prior less)."""
+    """What a Gumbel search may be given (``sigma``'s constants are fixed: ``gumbel.py``)."""
 
     considered: int = 16
     """Moves sampled at the root (fewer when fewer are legal)."""
-    c_visit: float = 50.0
-    c_scale: float = 0.1
 
 
 @dataclass(frozen=True)

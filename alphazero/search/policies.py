@@ -116,8 +116,7 @@ def _begin_gumbel(
     else:  # a fresh root: its first simulation is its own evaluation
         simulations += 1
     root = GumbelRoot.start(node, simulations, params.gumbel, rng if sampled else None)
-    interior = functools.partial(select_child, params=params.gumbel)
-    walk = functools.partial(select, node, lambda _: root.select_action(), interior)
+    walk = functools.partial(select, node, lambda _: root.select_action(), select_child)
     return RootSearch(node, simulations, walk, lambda tau, rng, cutoff: gumbel_choice(root))
 
 
