@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..training.checkpoints import load_model, model_file
 from .engines import EngineError, OpenVINONetwork, native_bfloat16, resolve_engine
-from .keras_graph import read_keras_file
+from .keras_graph import GraphError, read_keras_file
 from .model_files import check_keras_file, check_shapes_fit
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def load_inference(
             graph = read_keras_file(file)
             output_sizes = graph.output_sizes
             network = OpenVINONetwork(graph, max_batch, bfloat16=native_bfloat16())
-        except EngineError:
+        except (GraphError, EngineError):
             pass  # Keras reads it below, and says what is wrong with it if anything is
         else:
             check_shapes_fit(graph.plane_shape, output_sizes, game, shown)

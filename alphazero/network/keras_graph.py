@@ -9,8 +9,8 @@ several seconds on a loaded machine, which is what ``play.py`` made a person wai
 the model's first move.
 
 Only the plain functional networks ``network.build_network`` makes are read: one input, two
-outputs, each layer called once. Anything else raises ``EngineError``, and the caller loads the
-file with Keras instead.
+outputs, each layer called once. Anything else raises ``GraphError``, and the caller loads the
+file with Keras instead (or keeps the model on TensorFlow).
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .engines import EngineError
-
 if TYPE_CHECKING:
     import keras
+
+
+class GraphError(ValueError):
+    """A network this module cannot describe: not one ``build_network`` makes, or a file it
+    cannot read. One line."""
 
 
 @dataclass(frozen=True)
@@ -64,14 +67,14 @@ class NetworkGraph:
         for name in self.outputs:
             layer = by_name.get(name)
             if layer is None or layer.kind != "Dense":
-                raise EngineError(f"output {name!r} is not a Dense layer")
+                raise GraphError(f"output {name!r} is not a Dense layer")
             sizes.append(int(layer.config["units"]))
         return sizes
 
 
 # ------------------------------------------------------------------------ from a file
 def read_keras_file(file: Path) -> NetworkGraph:
-    """The network a ``.keras`` file holds, read without Keras; ``EngineError`` for a file this
+    """The network a ``.keras`` file holds, read without Keras; ``GraphError`` for a file this
     reader does not understand (the caller then lets Keras load it, which says what is wrong
     with a broken file)."""
     import h5py  # a dependency of Keras; it loads in milliseconds, unlike TensorFlow
@@ -83,10 +86,10 @@ def read_keras_file(file: Path) -> NetworkGraph:
         with h5py.File(io.BytesIO(weights_bytes), "r") as h5:
             weights = _weights_by_layer(h5)
         return _graph_from_config(config, weights)
-    except EngineError:
+    except GraphError:
         raise
     except Exception as error:  # zipfile, JSON, HDF5 and shape errors alike
-        raise EngineError(f"{file}: not read without Keras ({type(error).__name__})") from None
+        raise GraphError(f"{file}: not read without Keras ({type(error).__name__})") from None
 
 
 def _weights_by_layer(h5: Any) -> dict[str, tuple[np.ndarray, ...]]:
@@ -112,7 +115,7 @@ def _history_names(arg: Any) -> Iterator[str]:
     elif isinstance(arg, dict) and arg.get("class_name") == "__keras_tensor__":
         name, node, index = arg["config"]["keras_history"]
         if node != 0 or index != 0:
-            raise EngineError("only networks whose layers are each called once")
+            raise GraphError("only networks whose layers are each called once")
         yield str(name)
 
 
@@ -120,13 +123,13 @@ def _graph_from_config(
     config: Mapping[str, Any], weights: Mapping[str, tuple[np.ndarray, ...]]
 ) -> NetworkGraph:
     if config.get("class_name") != "Functional":
-        raise EngineError(f"a {config.get('class_name')} model, not a functional network")
+        raise GraphError(f"a {config.get('class_name')} model, not a functional network")
     model = config["config"]
     inputs, outputs = model["input_layers"], model["output_layers"]
     if isinstance(inputs[0], str):  # one input is saved as [name, 0, 0]
         inputs = [inputs]
     if len(inputs) != 1 or len(outputs) != 2:
-        raise EngineError("only networks with one input and two outputs")
+        raise GraphError("only networks with one input and two outputs")
     input_name = str(inputs[0][0])
     plane_shape: tuple[int, int, int] | None = None
     layers: list[LayerSpec] = []
@@ -139,14 +142,14 @@ def _graph_from_config(
             continue
         nodes = saved.get("inbound_nodes") or []
         if len(nodes) != 1:
-            raise EngineError(f"layer {name!r} is called {len(nodes)} times")
+            raise GraphError(f"layer {name!r} is called {len(nodes)} times")
         reads = tuple(_history_names(nodes[0]["args"]))
         if not reads or not set(reads) <= seen:
-            raise EngineError(f"layer {name!r} reads layers not saved before it")
+            raise GraphError(f"layer {name!r} reads layers not saved before it")
         layers.append(LayerSpec(kind, name, saved["config"], weights.get(name, ()), reads))
         seen.add(name)
     if plane_shape is None or len(plane_shape) != 3:
-        raise EngineError("no input of shape [H, W, C]")
+        raise GraphError("no input of shape [H, W, C]")
     names = (str(outputs[0][0]), str(outputs[1][0]))
     return NetworkGraph(input_name, plane_shape, tuple(layers), names)
 
@@ -155,7 +158,7 @@ def _graph_from_config(
 def graph_of(model: keras.Model) -> NetworkGraph:
     """The same description of a Keras model in memory (its current weights)."""
     if len(model.inputs) != 1 or len(model.outputs) != 2:
-        raise EngineError("only networks with one input and two outputs")
+        raise GraphError("only networks with one input and two outputs")
     input_layer = model.inputs[0]._keras_history.operation  # Keras has no public accessor
     made_by = {id(model.inputs[0]): input_layer.name}
     layers = []
@@ -164,7 +167,7 @@ def graph_of(model: keras.Model) -> NetworkGraph:
             continue
         nodes = layer._inbound_nodes  # Keras keeps no public list of a layer's calls
         if len(nodes) != 1:
-            raise EngineError(f"layer {layer.name!r} is called {len(nodes)} times")
+            raise GraphError(f"layer {layer.name!r} is called {len(nodes)} times")
         reads = tuple(made_by[id(t)] for t in nodes[0].input_tensors)
         made_by[id(nodes[0].output_tensors[0])] = layer.name
         weights = tuple(np.asarray(w, dtype=np.float32) for w in layer.get_weights())

@@ -283,7 +283,11 @@ class InferenceModel:
         """The OpenVINO copy of the network, made again when the weights have changed."""
         step = self._weights_step()
         if self._runner is None or step != self._runner_step:
-            self._runner = OpenVINORunner(graph_of(self.model), bfloat16=self.bfloat16)
+            try:
+                graph = graph_of(self.model)
+            except GraphError as error:  # to the callers, a model OpenVINO cannot run
+                raise EngineError(str(error)) from None
+            self._runner = OpenVINORunner(graph, bfloat16=self.bfloat16)
             self._runner_step = step
         return self._runner
 

@@ -9,7 +9,7 @@ import threading
 import time
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -19,10 +19,22 @@ from .options import DEFAULT_CACHE
 from .prompt import reason
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line
 from .web_json import GameChoice, board_json, shown_path, thought_json
-from .web_searches import SearchStopped, StoppableNetwork
+from .web_networks import Networks
+from .web_searches import SearchPool, SearchStopped, StoppableNetwork
 
-if TYPE_CHECKING:  # web_app imports this module to make sessions: no import back at run time
-    from .web_app import WebApp
+
+class SessionHost(Protocol):
+    """What a session uses of the app that made it (``web_app.WebApp`` is one): the shared
+    networks and search workers, and the settings every session searches with. Written out
+    here, not imported: the app imports this module to make its sessions."""
+
+    networks: Networks
+    searches: SearchPool
+    seed: int | None
+    symmetric: bool
+    leaves: int
+
+    def choose_first(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,7 @@ class PlaySession:
     older generation stops at its next network call (``StoppableNetwork``).
     """
 
-    def __init__(self, app: WebApp, session_id: str, settings: Settings) -> None:
+    def __init__(self, app: SessionHost, session_id: str, settings: Settings) -> None:
         self.app = app
         self.id = session_id
         self.lock = threading.Lock()

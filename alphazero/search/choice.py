@@ -6,18 +6,40 @@ results, ``by_visits`` the temperature, ``detach`` makes the chosen child the ne
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Generic, NamedTuple, Protocol, Self, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .node import Node
+from ..games.base import Game
 
 
-class Choice(NamedTuple):
+class SearchedNode(Protocol):
+    """What choosing a move reads of a node of a searched tree; ``node.Node`` is one. Written
+    out here, not imported: ``Node.next`` is made of this module's functions."""
+
+    action: int | None
+    N: int
+    V: float
+    prob: float
+    outcome: float | None
+    solved: float | None
+    plies: int | None
+    mother: Self | None
+    children: dict[int, Self]
+
+    @property
+    def game(self) -> Game: ...
+
+    def search_value(self) -> float: ...
+
+
+NodeT = TypeVar("NodeT", bound=SearchedNode)
+
+
+class Choice(NamedTuple, Generic[NodeT]):
     """A move chosen by a search."""
 
-    node: Node
+    node: NodeT
     """The chosen child, now a root."""
     action: int
     value: float
@@ -27,7 +49,7 @@ class Choice(NamedTuple):
     (Gumbel)."""
 
 
-def visit_distribution(node: Node) -> np.ndarray:
+def visit_distribution(node: SearchedNode) -> np.ndarray:
     """The children's visit shares ``[num_actions]`` (0 for illegal moves)."""
     if not node.children:
         raise ValueError("next() needs an explored node with at least one child")
@@ -40,18 +62,18 @@ def visit_distribution(node: Node) -> np.ndarray:
     return visits / total
 
 
-def winning_children(node: Node) -> list[Node]:
+def winning_children(node: NodeT) -> list[NodeT]:
     """The children proven won for ``node``'s mover, those that end the game first."""
     wins = [c for c in node.children.values() if c.outcome == 1.0]
     return sorted(wins, key=lambda c: c.game.score is None)
 
 
-def quickest_win(node: Node) -> Node:
+def quickest_win(node: NodeT) -> NodeT:
     """At a proven win: the child whose proof is shortest (the most searched among those)."""
     return min(winning_children(node), key=lambda c: (c.plies, -c.N))  # type: ignore[arg-type, return-value]
 
 
-def candidates(node: Node) -> list[Node]:
+def candidates(node: NodeT) -> list[NodeT]:
     """The children a move may be chosen from, given what the search has proven.
 
     Never a move proven lost while another is not (temperature would otherwise sample
@@ -70,11 +92,11 @@ def candidates(node: Node) -> list[Node]:
 
 
 def by_visits(
-    pool: list[Node],
+    pool: list[NodeT],
     tau: float,
     rng: np.random.Generator,
     value_cutoff: float | None = None,
-) -> Node:
+) -> NodeT:
     """A child of ``pool`` by visit counts sharpened by temperature ``tau``.
 
     ``tau`` near 0 takes the most visited (ties broken at random); ``tau = 1`` samples in
@@ -99,7 +121,9 @@ def by_visits(
     return pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
 
 
-def detach(root: Node, chosen: Node, policy: np.ndarray, value: float | None = None) -> Choice:
+def detach(
+    root: SearchedNode, chosen: NodeT, policy: np.ndarray, value: float | None = None
+) -> Choice[NodeT]:
     """Make ``chosen`` a root of its own (its subtree kept, the rest released); ``value``
     defaults to ``root.search_value()``."""
     value = root.search_value() if value is None else value
