@@ -34,7 +34,7 @@ from .engines import (
     next_power_of_two,
     resolve_engine,
 )
-from .keras_graph import graph_of
+from .keras_graph import GraphError, graph_of
 
 XLA_MAX_BUCKET = 8
 """By default ``InferenceModel`` compiles buckets up to this size with XLA, larger ones without.
