@@ -1,4 +1,5 @@
-"""The package's modules import each other without cycles, function-level imports included."""
+"""The package's shape: modules that import each other without cycles (function-level and
+type-checking imports included), few modules at the top level, and short functions."""
 
 from __future__ import annotations
 
@@ -93,3 +94,38 @@ def test_the_cycle_finder_finds_a_type_checking_cycle() -> None:
 def test_the_package_has_no_import_cycle() -> None:
     cycle = _cycle(_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+MAX_TOP_LEVEL_MODULES = 8
+MAX_FUNCTION_LINES = 80
+
+
+def test_the_top_level_of_the_package_holds_at_most_eight_modules() -> None:
+    """The subpackages show the pipeline; the top level keeps only what spans it."""
+    modules = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(modules) <= MAX_TOP_LEVEL_MODULES, modules
+
+
+def _long_functions(tree: ast.AST, limit: int) -> list[tuple[str, int]]:
+    return [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def test_the_length_check_counts_a_function_from_def_to_its_last_line() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    assert _long_functions(ast.parse(f"def short():\n{body[: body.rindex('    x79')]}"), 80) == []
+    assert _long_functions(ast.parse(f"def long():\n{body}"), 80) == [("long", 81)]
+
+
+def test_no_function_in_the_package_is_over_80_lines() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}: {name} ({lines} lines)"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name, lines in _long_functions(ast.parse(path.read_text()), MAX_FUNCTION_LINES)
+    ]
+    assert not found, "over 80 lines: " + "; ".join(found)

@@ -8,6 +8,7 @@ import contextlib
 import os
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..evaluation.model_search import PlaySearch
@@ -68,24 +69,9 @@ def _run(args: argparse.Namespace) -> int:
         name, params = parse_game(args.game)
     except (ValueError, GameError) as error:
         return fail(str(error))
-    if args.games is not None and args.games < 1:
-        return fail(f"--games must be at least 1, got {args.games}")
-    if args.sims < 2:  # the first simulation evaluates the position itself (as model:PATH:N)
-        return fail(f"--sims must be at least 2, got {args.sims}")
-    if args.sims > MAX_SIMULATIONS:  # a search's tree grows with them, without bound
-        return fail(f"--sims must be at most {MAX_SIMULATIONS:,}")
-    if args.leaves < 1:
-        return fail(f"--leaves must be at least 1, got {args.leaves}")
-    if args.c_puct is not None and not 0 < args.c_puct <= 100:
-        return fail(f"--c-puct must be above 0 and at most 100, got {args.c_puct:g}")
-    try:
-        resolve_engine(args.engine)  # a missing engine is named before any model loads
-    except EngineError as error:
-        return fail(f"--engine {args.engine}: {error}")
-    for option, path in (("--json", args.json), ("--save", args.save)):
-        problem = None if path is None else output_problem(option, path, args.force)
-        if problem is not None:
-            return fail(problem)
+    problem = _option_problem(args)
+    if problem is not None:
+        return fail(problem)
     if args.web:
         return serve(args)
     for option, given in (
@@ -116,13 +102,49 @@ def _run(args: argparse.Namespace) -> int:
     first, second = _seating(p1, p2, args)
     names = {id(humans[0]): "you"} if len(humans) == 1 else {id(p1): "player 1", id(p2): "player 2"}
     model = next((p for p in (p1, p2) if isinstance(p, ModelPlayer)), None)
+    return _session(args, new_game, model, model_path, names).play(first, second, args.games)
+
+
+def _option_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the numbers, the engine and the output files the options name,
+    before anything loads; None if nothing is."""
+    if args.games is not None and args.games < 1:
+        return f"--games must be at least 1, got {args.games}"
+    if args.sims < 2:  # the first simulation evaluates the position itself (as model:PATH:N)
+        return f"--sims must be at least 2, got {args.sims}"
+    if args.sims > MAX_SIMULATIONS:  # a search's tree grows with them, without bound
+        return f"--sims must be at most {MAX_SIMULATIONS:,}"
+    if args.leaves < 1:
+        return f"--leaves must be at least 1, got {args.leaves}"
+    if args.c_puct is not None and not 0 < args.c_puct <= 100:
+        return f"--c-puct must be above 0 and at most 100, got {args.c_puct:g}"
+    try:
+        resolve_engine(args.engine)  # a missing engine is named before any model loads
+    except EngineError as error:
+        return f"--engine {args.engine}: {error}"
+    for option, path in (("--json", args.json), ("--save", args.save)):
+        problem = None if path is None else output_problem(option, path, args.force)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _session(
+    args: argparse.Namespace,
+    new_game: Callable[[], Game],
+    model: ModelPlayer | None,
+    model_path: Path | None,
+    names: dict[int, str],
+) -> Session:
+    """The terminal session of the games with a person; ``model`` (else the one at
+    ``model_path``) gives the hints."""
     stdin_tty = is_tty(sys.stdin)
     if stdin_tty:
         # Line editing and history at the prompt; only on a terminal, where it belongs (and
         # its import alone can write escape codes).
         with contextlib.suppress(ImportError):
             import readline  # noqa: F401
-    session = Session(
+    return Session(
         new_game,
         reader=LineReader(sys.stdout, echo=not stdin_tty),
         out=sys.stdout,
@@ -142,7 +164,6 @@ def _run(args: argparse.Namespace) -> int:
         show_thoughts=not args.quiet,
         save=args.save,
     )
-    return session.play(first, second, args.games)
 
 
 def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> None:

@@ -131,14 +131,25 @@ def build_parser() -> argparse.ArgumentParser:
         # argparse formats for the terminal's columns less 2; the epilog is not indented.
         epilog=epilog(terminal_width() - 2),
     )
-    parser.add_argument(
+    _game_options(parser)
+    _search_options(parser)
+    _player_options(parser)
+    _output_options(parser)
+    _web_options(parser)
+    return parser
+
+
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    """What is played, and against which model."""
+    group = parser.add_argument_group("the game and the model")
+    group.add_argument(
         "--game",
         default=DEFAULT_GAME,
         metavar="NAME[:k=v,...]",
         help="the game and its size, e.g. connect4, tictactoe, gomoku:size=8,n_in_row=5, "
         "gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--model",
         type=Path,
         default=None,
@@ -149,7 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         "saved a model; each must train this game with these parameters, and a folder named "
         "after the game is tried first)",
     )
-    parser.add_argument(
+
+
+def _search_options(parser: argparse.ArgumentParser) -> None:
+    """How the model searches and runs its network, for hints and ``model:PATH`` specs too."""
+    group = parser.add_argument_group("the model's search")
+    group.add_argument(
         "--sims",
         type=int,
         default=DEFAULT_SIMULATIONS,
@@ -157,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the model's search: simulations per move, also for hints and for model:PATH "
         f"specs that give none (default {DEFAULT_SIMULATIONS})",
     )
-    parser.add_argument(
+    group.add_argument(
         "--leaves",
         type=int,
         default=DEFAULT_LEAVES,
@@ -166,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"network call, kept apart by a virtual loss: faster moves (default {DEFAULT_LEAVES}; "
         "1: one at a time)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--search",
         choices=("puct", "gumbel"),
         default=None,
@@ -174,14 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
         "with the constants of the run that trained the model (its config.yaml): as strong "
         "as gumbel at play's budgets for half the CPU (docs/research/play_search.md)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--c-puct",
         type=float,
         default=None,
         metavar="C",
         help="PUCT's exploration constant (default: the model's run's config.yaml, else 1.5)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--engine",
         choices=ENGINES,
         default=DEFAULT_ENGINE,
@@ -189,46 +205,62 @@ def build_parser() -> argparse.ArgumentParser:
         "small batches of play, and no TensorFlow to load), tensorflow, or auto = openvino "
         "when installed (default)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--symmetric",
         action="store_true",
         help="the model, hints and model:PATH specs average the network over the board's "
         "symmetries: better moves for more inference (one spec: model:PATH:SIMS:symmetric)",
     )
-    parser.add_argument(
+
+
+def _player_options(parser: argparse.ArgumentParser) -> None:
+    """Who plays, who moves first, and how many games."""
+    group = parser.add_argument_group("the players and the games")
+    group.add_argument(
         "--first",
         choices=("human", "ai", "random"),
         default=None,
         help="who moves first in a game with a person: human, ai (the other player) or "
         "random (default: human; with --p1 given, --p1); sides alternate over --games",
     )
-    parser.add_argument(
+    group.add_argument(
         "--p1",
         default=None,
         metavar="SPEC",
         help="a player (default: human); in a match it moves first in the odd games",
     )
-    parser.add_argument(
+    group.add_argument(
         "--p2",
         default=None,
         metavar="SPEC",
         help="the other player (default: the model, see --model), e.g. uct:2000, random",
     )
-    parser.add_argument(
+    group.add_argument(
         "--games",
         type=int,
         metavar="N",
         help="games to play; sides alternate (default: a match plays 1; with a person, "
         "another game is offered after each, sides swapped, with the running score)",
     )
-    parser.add_argument(
+    group.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for the random and UCT players and --first random (default: a fresh one)",
+    )
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    """What is written where: a match's result, the game records, the model's thoughts."""
+    group = parser.add_argument_group("output")
+    group.add_argument(
         "--json",
         type=Path,
         default=None,
         metavar="PATH",
         help="write a match's result here (a new file; --force replaces one that is there)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--save",
         type=Path,
         default=None,
@@ -236,54 +268,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the record of every game (moves, players, result) to FILE as JSON Lines, "
         "after the games it holds; see below",
     )
-    parser.add_argument(
+    group.add_argument(
         "--force",
         action="store_true",
         help="let --json replace a file that is there, and --save one that is not a file of "
         "game records",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="seed for the random and UCT players and --first random (default: a fresh one)",
-    )
-    parser.add_argument(
+    group.add_argument(
         "--quiet",
         action="store_true",
         help="don't show what the model thought after its moves (and no progress bar)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--color",
         choices=("auto", "always", "never"),
         default="auto",
         help="colours: auto = when the output is a terminal and NO_COLOR is not set",
     )
-    web = parser.add_argument_group(
+
+
+def _web_options(parser: argparse.ArgumentParser) -> None:
+    """``--web`` and where it serves."""
+    group = parser.add_argument_group(
         "in the browser",
         "--web serves a page with the board, played with the mouse; --game, --model, --sims "
         "and --first choose the first game, and the page can change them",
     )
-    web.add_argument(
+    group.add_argument(
         "--web", action="store_true", help="play in the browser instead of the terminal"
     )
-    web.add_argument(
+    group.add_argument(
         "--port",
         type=int,
         default=None,
         help=f"the port to serve on (default {DEFAULT_PORT}; 0: any free port)",
     )
-    web.add_argument(
+    group.add_argument(
         "--host",
         default=None,
         help=f"the address to serve on (default {DEFAULT_HOST}, this machine only; another, "
         "or 0.0.0.0 for all, lets other machines play, with a warning; pages are answered "
         "only under this machine's own names and addresses, or the name given here)",
     )
-    web.add_argument(
+    group.add_argument(
         "--no-browser", action="store_true", help="print the address without opening a browser"
     )
-    return parser
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
