@@ -3,10 +3,11 @@
 
 A slimmed folder holds ``config.yaml``, ``metadata.json``, ``metrics.jsonl``, ``best.keras``,
 the resume point (``resume_NNNN.keras``, the newest model with its optimizer's state) and the
-replay buffer it resumes with: no per-iteration models and no ``latest.keras``, which repeat
-weights held elsewhere. This is how a shipped model, or a long run committed between sittings,
-is kept. ``--keep-models`` only drops the optimizer's state from every model file but the
-resume point (a folder of the first format gets its resume point first).
+replay buffer it resumes with, cut to the examples training can still draw (its sampling
+window): no per-iteration models and no ``latest.keras``, which repeat weights held elsewhere.
+This is how a shipped model, or a long run committed between sittings, is kept.
+``--keep-models`` only drops the optimizer's state from every model file but the resume point
+(a folder of the first format gets its resume point first).
 
 It holds the run's lock, so it refuses a folder that a trainer is writing. Every step is an
 atomic rename and ``metadata.json`` switches before any file it stops naming is deleted, so a
@@ -22,7 +23,9 @@ import os
 import sys
 from pathlib import Path
 
+from .games import make
 from .training.atomic import atomic_write_text
+from .training.buffer_format import symmetry_tables
 from .training.checkpoints import (
     BEST_FILE,
     LATEST_FILE,
@@ -32,6 +35,7 @@ from .training.checkpoints import (
     RunDir,
     json_default,
 )
+from .training.replay_buffer import ReplayBuffer, ReplayBufferError
 from .training.run_guard import RunLock
 from .training.run_metadata import check_usable_path
 
@@ -40,7 +44,9 @@ def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def slim_run(path: str | os.PathLike[str], *, keep_models: bool = False) -> list[str]:
+def slim_run(
+    path: str | os.PathLike[str], *, keep_models: bool = False, whole_buffer: bool = False
+) -> list[str]:
     """Slim the run folder ``path`` in place, holding its lock; the files rewritten or
     removed (relative names). Every problem is a one-line ``CheckpointError``."""
     folder = Path(path)
@@ -51,7 +57,36 @@ def slim_run(path: str | os.PathLike[str], *, keep_models: bool = False) -> list
         changed = run.drop_optimizer_states()
         if not keep_models:
             changed += _drop_models(run)
+        if not whole_buffer:
+            changed += _cut_buffer(run)
         return changed
+
+
+def _cut_buffer(run: RunDir) -> list[str]:
+    """Cut the replay buffer to the examples the next iterations can still sample: the newest
+    ``replay.window`` of all made so far (and at least ``train.min_positions``, which decides
+    whether training runs at all). The window never grows faster than examples arrive, so
+    the resumed run draws exactly the same batches. The names changed."""
+    metadata = run.read_metadata()
+    config = run.load_config()
+    game = make(config.game.name, **config.game.params)
+    file = run.path / metadata["buffer"]
+    try:
+        buffer = ReplayBuffer.load(
+            file,
+            config.replay.capacity,
+            plane_shape=game.plane_shape,
+            num_actions=game.num_actions,
+            symmetries=symmetry_tables(game.symmetries, game.plane_shape, game.num_actions),
+        )
+    except ReplayBufferError as error:
+        raise CheckpointError(str(error)) from None
+    keep = max(config.replay.window(int(metadata["positions"])), config.train.min_positions)
+    if keep >= len(buffer):
+        return []
+    buffer.keep_newest(keep)
+    buffer.save(file)  # atomic: the old buffer or the cut one, never half of one
+    return [metadata["buffer"]]
 
 
 def _drop_models(run: RunDir) -> list[str]:
@@ -91,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the per-iteration models and latest.keras; only drop the optimizer's "
         "state from every model file but the resume point",
     )
+    parser.add_argument(
+        "--whole-buffer",
+        action="store_true",
+        help="keep every example of the replay buffer, not only those training can still "
+        "sample (its window)",
+    )
     args = parser.parse_args(argv)
     for folder in args.run_dirs:
         try:
@@ -100,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         before = _folder_bytes(folder) if folder.is_dir() else 0
         try:
-            changed = slim_run(folder, keep_models=args.keep_models)
+            changed = slim_run(folder, keep_models=args.keep_models, whole_buffer=args.whole_buffer)
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

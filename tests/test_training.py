@@ -19,6 +19,7 @@ import yaml
 from run_helpers import TINY, tiny_config
 
 from alphazero.config import config_from_dict
+from alphazero.slim_run import slim_run
 from alphazero.training.checkpoints import FORMAT, CheckpointError, RunDir
 from alphazero.training.loop import train
 
@@ -90,6 +91,27 @@ def test_resuming_gives_the_same_state_as_not_stopping(tmp_path, straight):
     assert wrapped.total_added > wrapped.capacity
     train(config, tmp_path / "stopped", resume=True, progress=False)
     assert_same_as_straight(straight, tmp_path / "stopped")
+
+
+def test_a_run_slimmed_to_its_sampling_window_resumes_exactly(tmp_path):
+    config = tiny_config(iterations=4, replay={"capacity": 2000, "window_start": 100})
+    train(config, tmp_path / "straight", progress=False)
+    train(config, tmp_path / "slimmed", progress=False, max_iterations=2)
+    _, whole, meta = RunDir.open(tmp_path / "slimmed").load()
+    slim_run(tmp_path / "slimmed")
+    _, cut, _ = RunDir.open(tmp_path / "slimmed").load()
+    window = config.replay.window(meta["positions"])
+    assert len(cut) == window < len(whole)
+    for a, b in zip(cut.arrays(), whole.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b[-window:])
+    train(None, tmp_path / "slimmed", resume=True, progress=False)  # type: ignore[arg-type]
+    model_a, _, meta_a = RunDir.open(tmp_path / "straight").load()
+    model_b, _, meta_b = RunDir.open(tmp_path / "slimmed").load()
+    for a, b in zip(weights(model_a), weights(model_b), strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(optimizer_variables(model_a), optimizer_variables(model_b), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert meta_a["rng"] == meta_b["rng"] and meta_a["train_steps"] == meta_b["train_steps"]
 
 
 def test_resume_keeps_adam_state_with_weights_only_latest(tmp_path, straight):
@@ -486,7 +508,6 @@ def _edit_run_config(run: Path, section: str, **settings) -> None:
         ("blocks", 2),
         ("value_hidden", 4),
         ("value_channels", 4),
-        ("policy_channels", 4),
     ],
 )
 def test_resuming_with_another_network_shape_is_a_one_line_error(tmp_path, key, value):

@@ -124,6 +124,22 @@ class ReplayBuffer:
         self._next = (self._next + n) % self.capacity
         self._size = min(self._size + n, self.capacity)
 
+    def keep_newest(self, count: int) -> None:
+        """Drop all but the newest ``count`` examples; ``total_added`` is unchanged.
+
+        Training samples only the newest ``window`` examples and the window never grows faster
+        than examples arrive, so examples older than today's window are never drawn again: a
+        buffer cut to its window trains on exactly the same batches (``sample`` draws by age,
+        counted from the newest).
+        """
+        count = max(0, min(int(count), self._size))
+        newest = self._order()[self._size - count :]
+        for name in ("_planes", "_policies", "_values"):
+            array = getattr(self, name)
+            array[:count] = array[newest]
+        self._size = count
+        self._next = count % self.capacity
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of everything held, oldest first: planes (float32), policies, values."""
         order = self._order()
