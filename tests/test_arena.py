@@ -159,6 +159,13 @@ def test_player_specs_build_the_right_players():
         make_player("perfect", make("connect4"))
 
 
+def test_a_person_is_no_player_of_the_evaluation():
+    """``human`` is play.py's (``alphazero.play.human``): the ladder and the benchmarks never
+    wait for someone to type a move."""
+    with pytest.raises(PlayerSpecError, match=r"only in play\.py"):
+        make_player("human", make("tictactoe"))
+
+
 def test_model_spec_with_a_missing_file_is_a_one_line_error(tmp_path):
     from alphazero.training.checkpoints import CheckpointError
 

@@ -96,6 +96,17 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+def test_only_play_imports_play() -> None:
+    """Play (the terminal and the page) sits on top of the pipeline: nothing below it, such
+    as the evaluation's players, reaches up into it."""
+    upward = {
+        module: sorted(target for target in targets if target.startswith("alphazero.play"))
+        for module, targets in _graph().items()
+        if not module.startswith("alphazero.play")
+    }
+    assert not {module: found for module, found in upward.items() if found}
+
+
 MAX_TOP_LEVEL_MODULES = 8
 MAX_FUNCTION_LINES = 80
 

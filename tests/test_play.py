@@ -550,7 +550,7 @@ class Scripted:
 def run_session(
     name: str, params: dict, typed: list[str], script: list[str], width: int | None = None
 ) -> str:
-    from alphazero.evaluation.players import HumanPlayer
+    from alphazero.play.human import HumanPlayer
 
     out = io.StringIO()
     human = HumanPlayer()

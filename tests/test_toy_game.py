@@ -11,10 +11,11 @@ import pytest
 
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.evaluation.arena import play_match
-from alphazero.evaluation.players import HumanPlayer, make_player
+from alphazero.evaluation.players import make_player
 from alphazero.games import GAMES
 from alphazero.games.base import Game, MoveParseError
 from alphazero.play.board import Style
+from alphazero.play.human import HumanPlayer
 from alphazero.play.options import epilog, parse_game
 from alphazero.play.prompt import LineReader
 from alphazero.play.session import HintModel, Session

@@ -2,7 +2,7 @@
 
 Players are made from short text specs, the same on the command line and in configs:
 
-    human            a person at the terminal
+    human            a person at the terminal (``play.py``'s alone: ``alphazero.play.human``)
     random           a uniformly random legal move
     perfect          memoised minimax (tic-tac-toe)
     uct:1000         plain UCT with random rollouts, 1000 simulations per move
@@ -28,7 +28,6 @@ which the terminal session (``alphazero.play.session``) shows after each of its 
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,6 @@ from ..baselines.rave import RAVEPlayer
 from ..baselines.uct import UCTPlayer
 from ..games.base import Game
 from ..network.inference import load_inference
-from ..play.prompt import Leave, LineReader, ask_move
 from ..search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
 from .model_search import PlaySearch
 from .player_specs import (
@@ -78,26 +76,6 @@ class RandomPlayer:
     def __call__(self, game: Game) -> int:
         moves = game.available_moves
         return int(moves[self.rng.integers(len(moves))])
-
-
-class HumanPlayer:
-    """A person at the terminal: reads moves typed on standard input until one is legal.
-
-    This is the bare prompt for code that calls players one move at a time, the same loop
-    (``play.prompt.ask_move``) as ``play.py``'s session, which adds commands, hints and undo.
-    End of input raises ``SystemExit`` with a short message, never a traceback.
-    """
-
-    def __init__(self, prompt: str = "your move: ", reader: LineReader | None = None) -> None:
-        self.name = "human"
-        self.prompt = prompt
-        self.reader = reader if reader is not None else LineReader(sys.stdout)
-
-    def __call__(self, game: Game) -> int:
-        try:
-            return ask_move(game, self.reader, self.prompt, print)
-        except Leave:
-            raise SystemExit("\nend of input: game abandoned") from None
 
 
 @dataclass(frozen=True)
@@ -354,8 +332,8 @@ def make_player(
     text = spec.strip()
     kind, _, rest = text.partition(":")
     kind = kind.lower()
-    if kind == "human" and not rest:
-        return HumanPlayer()
+    if kind == "human" and not rest:  # built by play/, which asks the person for moves
+        raise PlayerSpecError(f"{spec!r}: a person plays only in play.py")
     if kind == "random" and not rest:
         return RandomPlayer(seed)
     if kind == "perfect" and not rest:

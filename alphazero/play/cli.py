@@ -20,6 +20,7 @@ from ..network.engines import EngineError, resolve_engine
 from ..training.checkpoints import CheckpointError
 from ..training.run_metadata import check_usable_path
 from .board import Style, use_color
+from .human import HumanPlayer
 from .match import run_match
 from .models import default_model, how_to_train
 from .options import DEFAULT_CACHE, DEFAULT_GAME, output_problem, parse_args, parse_game
@@ -199,6 +200,9 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                     search=PlaySearch(args.search, args.c_puct),
                 )
             )
+            continue
+        if spec.strip().lower() == "human":  # the evaluation's players hold no person
+            players.append(HumanPlayer())
             continue
         spec = _with_sims(spec, args.sims, args.symmetric)
         if spec.lower().startswith("model:"):

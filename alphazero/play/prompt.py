@@ -1,5 +1,5 @@
 """Reading what a person types: lines from a terminal or a pipe, and the one loop that asks until
-a line is a legal move (``players.HumanPlayer`` and the terminal session both use it)."""
+a line is a legal move (``human.HumanPlayer`` and the terminal session both use it)."""
 
 from __future__ import annotations
 

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..evaluation.model_search import PlaySearch
-from ..evaluation.players import HumanPlayer, ModelPlayer, Player, Thought
+from ..evaluation.players import ModelPlayer, Player, Thought
 from ..games.base import Game, GameError
 from ..training.checkpoints import CheckpointError
 from .board import Style
+from .human import HumanPlayer
 from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move
 from .records import GameRecord, records_before, save_records
