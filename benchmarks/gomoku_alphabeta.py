@@ -33,7 +33,7 @@ import numpy as np
 
 from alphazero import progress
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
-from alphazero.games.gomoku import Gomoku
+from alphazero.games.gomoku import Gomoku, GomokuView
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "gomoku_15x15_middle_games.txt"
 SIZE, N_IN_ROW, COUNT = 15, 5, 20
@@ -46,6 +46,7 @@ def make_positions(seed: int, count: int = COUNT) -> list[list[str]]:
     near_centre = [
         r * SIZE + c for r in range(centre - 3, centre + 4) for c in range(centre - 3, centre + 4)
     ]
+    view = GomokuView(Gomoku(SIZE, N_IN_ROW))
     games: list[list[str]] = []
     while len(games) < count:
         game = Gomoku(SIZE, N_IN_ROW)
@@ -59,7 +60,7 @@ def make_positions(seed: int, count: int = COUNT) -> list[list[str]]:
             moves.append(player(game))
             game = game.sim_move(moves[-1])
         if game.score is None and not game.ending_moves() and not _forced(game):
-            games.append([game.format_move(move) for move in moves])
+            games.append([view.format_move(move) for move in moves])
     return games
 
 
@@ -71,7 +72,8 @@ def _forced(game: Gomoku) -> bool:
 
 def read_positions(path: Path) -> list[Gomoku]:
     lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    return [Gomoku.from_moves(moves, size=SIZE, n_in_row=N_IN_ROW) for moves in lines]
+    view = GomokuView(Gomoku(SIZE, N_IN_ROW))
+    return [view.from_moves(moves) for moves in lines]
 
 
 def time_depth(depth: int, positions: list[Gomoku], show: bool) -> tuple[list[float], float]:

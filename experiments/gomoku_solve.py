@@ -19,7 +19,7 @@ import time
 
 from forced_win import ForcedWinSearch, shortest_forced_win
 
-from alphazero.games import Gomoku, MoveParseError
+from alphazero.games import Gomoku, MoveParseError, view_for
 
 
 def main() -> int:
@@ -36,12 +36,13 @@ def main() -> int:
     if args.max_moves < 1:
         parser.error(f"--max-moves must be at least 1, got {args.max_moves}")
     try:
-        game = Gomoku.from_moves(args.moves, size=args.size, n_in_row=args.n_in_row)
+        view = view_for(Gomoku(size=args.size, n_in_row=args.n_in_row))
+        game = view.from_moves(args.moves)
     except (MoveParseError, ValueError) as error:
         parser.error(str(error))
     if game.score is not None:
         parser.error("the game is already over after those moves")
-    print(game.render())
+    print(view.render(game))
     mover = "first" if game.player == 1 else "second"
     search = ForcedWinSearch(args.size, args.n_in_row)
     start = last = time.perf_counter()

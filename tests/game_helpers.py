@@ -7,12 +7,12 @@ Boards here are in the engines' ``state`` coordinates: ``(row, col)`` with row 0
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pytest
 
-from alphazero.games import Game, make
+from alphazero.games import Game, make, view_for
 
 # (row step, col step) with row 0 at the top: "\" runs down-right, "/" runs down-left.
 DIRECTIONS = {
@@ -23,6 +23,18 @@ DIRECTIONS = {
 }
 
 Cell = tuple[int, int]
+
+
+def from_notation(start: Game, moves: Iterable[int | str]) -> Game:
+    """The position reached by ``moves`` (the game's notation, or actions) from the start of
+    ``start``'s board."""
+    return view_for(start).from_moves(moves)
+
+
+def parse(game: Game, text: str) -> int:
+    """The action that ``text`` names in ``game``'s notation."""
+    return view_for(game).parse_move(text)
+
 
 # Configurations the parametrised tests run over, as (game name, params).
 GAME_CONFIGS: list[tuple[str, dict[str, int]]] = [

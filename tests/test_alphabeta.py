@@ -23,7 +23,7 @@ from alphazero.config import ConfigError, load_config
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.player_specs import PlayerSpecError, check_spec
 from alphazero.evaluation.players import make_player
-from alphazero.games import make
+from alphazero.games import make, view_for
 from alphazero.games.base import Game
 from alphazero.games.gomoku import Gomoku
 
@@ -33,7 +33,7 @@ def position(size: int, first: list[str], second: list[str]) -> Game:
     ``second`` (in the game's notation), played alternately; the lengths say who moves."""
     moves = [m for pair in zip(first, second, strict=False) for m in pair]
     moves += first[len(second) :] + second[len(first) :]
-    return Gomoku.from_moves(moves, size=size, n_in_row=5)
+    return view_for(Gomoku(size=size, n_in_row=5)).from_moves(moves)
 
 
 def win_cells(state: np.ndarray, colour: int, n: int) -> set[tuple[int, int]]:
@@ -130,7 +130,7 @@ def test_it_blocks_a_four(size, depth):
     game = position(size, ["c3", "d3", "f3", "g3"], ["c6", "d6", "e6"])
     player = AlphaBetaPlayer(depth, seed=0)
     move = player(game)
-    assert game.format_move(move) == "e3"
+    assert view_for(game).format_move(move) == "e3"
     assert player.last_search is not None and player.last_search.nodes == 0  # seen at once
 
 
@@ -146,8 +146,8 @@ def test_an_open_three_leaves_only_its_answers_to_search(first, answers):
     game = position(15, first, ["a1", "o15"])
     search = AlphaBetaSearch(game, 3, np.random.default_rng(0))
     moves, forced = search.moves(game, inner=True)
-    assert forced and {game.format_move(move) for move in moves} == answers
-    assert game.format_move(search.best_move()) in answers
+    assert forced and {view_for(game).format_move(move) for move in moves} == answers
+    assert view_for(game).format_move(search.best_move()) in answers
 
 
 @pytest.mark.parametrize(
@@ -173,7 +173,7 @@ def test_it_answers_an_open_three(first, size, depth):
             continue  # no stone within reach: no line through it
         after = state.copy()
         after[divmod(cell, size)] = 1
-        assert len(win_cells(after, 1, 5)) < 2, answered.format_move(cell)
+        assert len(win_cells(after, 1, 5)) < 2, view_for(answered).format_move(cell)
 
 
 # --------------------------------------------------------------------------- whole games

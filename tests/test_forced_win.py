@@ -8,8 +8,9 @@ import random
 
 import pytest
 from forced_win import ForcedWinSearch, shortest_forced_win
+from game_helpers import from_notation, parse
 
-from alphazero.games import Gomoku
+from alphazero.games import Gomoku, view_for
 
 
 @functools.cache
@@ -64,7 +65,7 @@ def test_shortest_forced_win_agrees_with_plain_minimax(size, n_in_row, max_moves
     answers = []
     for game in random_positions(size, n_in_row, 40, seed=size * 10 + n_in_row, stones=stones):
         expected = minimax_shortest(game, max_moves)
-        assert shortest_forced_win(game, max_moves, search) == expected, game.render()
+        assert shortest_forced_win(game, max_moves, search) == expected, view_for(game).render(game)
         answers.append(expected)
     assert None in answers and len(set(answers)) >= 3  # a mix of answers, so this means something
 
@@ -86,25 +87,25 @@ def test_a_remembered_win_is_not_taken_for_a_quicker_one():
 def test_six_by_six_four_only_the_central_diagonal_reply_holds_to_the_sixth_stone():
     """X has the centre point d4 (action 15). After O's c3 (20), X forces four in a row with
     five more stones, not four; after O's e5 (10), the other diagonal, with four."""
-    game = Gomoku.from_moves(["d4"], size=6, n_in_row=4)
+    game = from_notation(Gomoku(size=6, n_in_row=4), ["d4"])
     search = ForcedWinSearch(6, 4)
-    assert shortest_forced_win(game.sim_move(game.parse_move("c3")), 5, search) == 5
-    assert shortest_forced_win(game.sim_move(game.parse_move("e5")), 5, search) == 4
+    assert shortest_forced_win(game.sim_move(parse(game, "c3")), 5, search) == 5
+    assert shortest_forced_win(game.sim_move(parse(game, "e5")), 5, search) == 4
 
 
 def test_a_winning_point_is_taken_and_a_blocked_three_is_no_win():
     # X: b1 c1 d1 on 5x5, four in a row: it completes the line at once.
-    three = Gomoku.from_moves(["b1", "a5", "c1", "e5", "d1", "a4"], size=5, n_in_row=4)
+    three = from_notation(Gomoku(size=5, n_in_row=4), ["b1", "a5", "c1", "e5", "d1", "a4"])
     assert shortest_forced_win(three, 3) == 1
     # The same three with both ends taken by O: no line left to complete on that row.
-    closed = Gomoku.from_moves(["b1", "a1", "c1", "e5", "d1", "e1"], size=5, n_in_row=4)
+    closed = from_notation(Gomoku(size=5, n_in_row=4), ["b1", "a1", "c1", "e5", "d1", "e1"])
     assert shortest_forced_win(closed, 1) is None
 
 
 def test_two_winning_points_cannot_both_be_blocked():
     """X has b1 c1 with a1, d1 and e1 free: d1 makes two winning points (a1 and e1), so X
     wins with its second move, not its first."""
-    game = Gomoku.from_moves(["b1", "a5", "c1", "e5"], size=5, n_in_row=4)
+    game = from_notation(Gomoku(size=5, n_in_row=4), ["b1", "a5", "c1", "e5"])
     assert minimax_shortest(game, 2) == 2
     assert shortest_forced_win(game, 2) == 2
 
@@ -117,7 +118,7 @@ def test_a_search_is_for_one_board():
 def test_an_attack_that_ignores_the_defenders_winning_point_is_no_win():
     """X can make an open three (b3 c3 d3, both ends free), but O would complete a6-d6
     first: X must block d6, so it has no win within two moves."""
-    game = Gomoku.from_moves(["c3", "a6", "d3", "b6", "f1", "c6"], size=6, n_in_row=4)
-    assert game.sim_move(game.parse_move("b3")).sim_move(game.parse_move("d6")).score == -1
+    game = from_notation(Gomoku(size=6, n_in_row=4), ["c3", "a6", "d3", "b6", "f1", "c6"])
+    assert game.sim_move(parse(game, "b3")).sim_move(parse(game, "d6")).score == -1
     assert not wins_within(game, 2)
     assert shortest_forced_win(game, 2) is None

@@ -19,10 +19,12 @@ from game_helpers import (
     config_params,
     connect4_line_win,
     drop_order,
+    from_notation,
     gomoku_line_win,
     has_line,
     lines_on_board,
     no_line_pattern,
+    parse,
     play_random,
     random_history,
     random_positions,
@@ -46,6 +48,7 @@ from alphazero.games import (
     game_params,
     make,
     value_to_parent,
+    view_for,
 )
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -258,9 +261,9 @@ def test_every_connect4_line_wins_in_every_direction_for_either_player(rows, col
 )
 def test_readable_connect4_wins(moves, winner, where):
     columns = moves.split()
-    before = Connect4.from_moves(columns[:-1])
+    before = from_notation(Connect4(), columns[:-1])
     assert not before.is_over, where
-    after = before.sim_move(before.parse_move(columns[-1]))
+    after = before.sim_move(parse(before, columns[-1]))
     assert after.score == winner, where
     replay_checked(Connect4(), [int(c) - 1 for c in columns])
 
@@ -281,14 +284,14 @@ def test_readable_connect4_wins(moves, winner, where):
 def test_overlines_win_in_gomoku(size, n, moves):
     start = Gomoku(size=size, n_in_row=n)
     texts = moves.split()
-    before, _ = replay_checked(start, [start.parse_move(t) for t in texts[:-1]])
+    before, _ = replay_checked(start, [parse(start, t) for t in texts[:-1]])
     assert not before.is_over
-    after = before.sim_move(before.parse_move(texts[-1]))
+    after = before.sim_move(parse(before, texts[-1]))
     assert after.score == 1
 
 
 def test_connect4_overline_of_five_wins():
-    assert Connect4.from_moves(["1", "7", "2", "7", "4", "7", "5", "6", "3"]).score == 1
+    assert from_notation(Connect4(), ["1", "7", "2", "7", "4", "7", "5", "6", "3"]).score == 1
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
@@ -311,7 +314,7 @@ def test_a_gomoku_row_does_not_continue_onto_the_next_row():
 
 def test_a_connect4_column_does_not_continue_into_the_next_one():
     """X on the top three cells of column 1 and the bottom of column 2 is no line."""
-    game = Connect4.from_moves(["2", "1", "3", "1", "3", "1", "1", "5", "1", "5", "1"])
+    game = from_notation(Connect4(), ["2", "1", "3", "1", "3", "1", "1", "5", "1", "5", "1"])
     assert game.state[0:3, 0].tolist() == [1, 1, 1] and game.state[5, 1] == 1
     assert game.score is None
 
@@ -369,18 +372,19 @@ def test_random_games_agree_with_a_brute_force_line_finder(name, params, games):
 
 
 def test_the_winning_line_runs_through_the_last_stone_overlines_included():
-    c4 = make("connect4").from_moves(["1", "2", "1", "2", "1", "2", "1"])
-    assert c4.winning_line() == [(2, 0), (3, 0), (4, 0), (5, 0)]
+    c4 = from_notation(Connect4(), ["1", "2", "1", "2", "1", "2", "1"])
+    assert view_for(c4).winning_line(c4) == [(2, 0), (3, 0), (4, 0), (5, 0)]
     # 6x6, four in a row: the last stone joins two runs of two into a line of five.
     moves = ["a1", "f6", "b2", "f5", "d4", "f4", "e5", "a6", "c3"]
-    gomoku = Gomoku.from_moves(moves, size=6, n_in_row=4)
+    gomoku = from_notation(Gomoku(size=6, n_in_row=4), moves)
     assert gomoku.score == 1
-    assert gomoku.winning_line() == [(1, 4), (2, 3), (3, 2), (4, 1), (5, 0)]
-    assert make("tictactoe").from_moves(["a1", "b1", "a2", "b2"]).winning_line() == []
-    ttt = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"])
-    assert ttt.winning_line() == [(0, 0), (1, 0), (2, 0)]
-    boxes = make("dots_and_boxes", rows=1, cols=1).from_moves([0, 1, 2, 3], rows=1, cols=1)
-    assert boxes.score is not None and boxes.winning_line() == []
+    assert view_for(gomoku).winning_line(gomoku) == [(1, 4), (2, 3), (3, 2), (4, 1), (5, 0)]
+    going = from_notation(TicTacToe(), ["a1", "b1", "a2", "b2"])
+    assert view_for(going).winning_line(going) == []
+    ttt = from_notation(TicTacToe(), ["a1", "b1", "a2", "b2", "a3"])
+    assert view_for(ttt).winning_line(ttt) == [(0, 0), (1, 0), (2, 0)]
+    boxes = DotsAndBoxes.from_moves([0, 1, 2, 3], rows=1, cols=1)
+    assert boxes.score is not None and view_for(boxes).winning_line(boxes) == []
 
 
 @pytest.mark.parametrize(
@@ -392,13 +396,14 @@ def test_a_won_game_names_a_straight_line_of_the_winners_stones_through_the_last
 ):
     rng = random.Random(7)
     start = make(name, **params)
+    view = view_for(start)
     need = start.params.get("n_in_row", 3)
     for _ in range(games):
         game = start
         while not game.is_over:
-            assert game.winning_line() == []
+            assert view.winning_line(game) == []
             game = game.sim_move(rng.choice(game.available_moves))
-        line = game.winning_line()
+        line = view.winning_line(game)
         if not game.score:
             assert line == []
             continue
@@ -415,18 +420,23 @@ def test_a_won_game_names_a_straight_line_of_the_winners_stones_through_the_last
 
 
 def test_a_won_board_draws_its_winning_line_in_brackets():
-    won = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"])
-    assert won.render().splitlines()[1:4] == [" 3 [X] .  .  3", " 2 [X] O  .  2", " 1 [X] O  .  1"]
-    c4 = make("connect4").from_moves(["1", "2", "1", "2", "1", "2", "1"])
-    rows = c4.render().splitlines()
+    won = from_notation(TicTacToe(), ["a1", "b1", "a2", "b2", "a3"])
+    view = view_for(won)
+    assert view.render(won).splitlines()[1:4] == [
+        " 3 [X] .  .  3",
+        " 2 [X] O  .  2",
+        " 1 [X] O  .  1",
+    ]
+    c4 = from_notation(Connect4(), ["1", "2", "1", "2", "1", "2", "1"])
+    rows = view_for(c4).render(c4).splitlines()
     assert rows[3:7] == [
         "[X] .  .  .  .  .  . ",
         "[X] O  .  .  .  .  . ",
         "[X] O  .  .  .  .  . ",
         "[X] O  .  .  .  .  . ",
     ]
-    going = make("tictactoe").from_moves(["a1", "b1", "a2"])
-    assert "[" not in going.render() and "(X)" in going.render()
+    going = from_notation(TicTacToe(), ["a1", "b1", "a2"])
+    assert "[" not in view.render(going) and "(X)" in view.render(going)
 
 
 # ============================================================================== draws
@@ -435,9 +445,9 @@ def test_tictactoe_full_board_draw():
     #  X O O
     #  O X X
     moves = ["a3", "b3", "c3", "b2", "a2", "c2", "b1", "a1", "c1"]
-    before = TicTacToe.from_moves(moves[:-1])
+    before = from_notation(TicTacToe(), moves[:-1])
     assert before.score is None
-    game = before.sim_move(before.parse_move(moves[-1]))
+    game = before.sim_move(parse(before, moves[-1]))
     assert game.score == 0 and game.is_over
     assert game.available_moves == []
     assert game.value_for_mover() == 0.0
@@ -474,7 +484,7 @@ def _boxes_game(moves: str, rows: int = 2, cols: int = 2) -> list[DotsAndBoxes]:
     """Every position of the game ``moves`` (edges by their dots), the start first."""
     positions = [DotsAndBoxes(rows=rows, cols=cols)]
     for text in moves.split():
-        positions.append(positions[-1].sim_move(positions[-1].parse_move(text)))
+        positions.append(positions[-1].sim_move(parse(positions[-1], text)))
     return positions
 
 
@@ -563,7 +573,7 @@ def test_dots_and_boxes_turns_pass_only_when_no_box_is_closed(rows, cols):
         while not game.is_over:
             action = rng.choice(game.available_moves)
             before = _closed_boxes(drawn, rows, cols)
-            drawn.add(_dots(game.format_move(action)))
+            drawn.add(_dots(view_for(game).format_move(action)))
             closed = len(_closed_boxes(drawn, rows, cols) - before)
             child = game.sim_move(action)
             owned[game.player] += closed
@@ -577,7 +587,7 @@ def test_dots_and_boxes_turns_pass_only_when_no_box_is_closed(rows, cols):
 
 # ==================================================================== illegal moves
 def test_dropping_into_a_full_column_is_illegal_and_says_which():
-    game = Connect4.from_moves(["1"] * 6)
+    game = from_notation(Connect4(), ["1"] * 6)
     assert game.score is None and 0 not in game.available_moves and not game.is_legal(0)
     with pytest.raises(IllegalMoveError, match="column 1 is full") as info:
         game.sim_move(0)
@@ -588,7 +598,7 @@ def test_dropping_into_a_full_column_is_illegal_and_says_which():
     ("game", "point"), [(TicTacToe(), "b2"), (Gomoku(), "h8"), (Gomoku(), "a1")]
 )
 def test_playing_on_an_occupied_point_is_illegal_and_says_which(game, point):
-    action = game.parse_move(point)
+    action = parse(game, point)
     for position in (game.sim_move(action), game.sim_move(action).sim_move((action + 1) % 9)):
         assert not position.is_legal(action)
         with pytest.raises(IllegalMoveError, match=f"{point} is already taken"):
@@ -598,7 +608,7 @@ def test_playing_on_an_occupied_point_is_illegal_and_says_which(game, point):
 def test_drawing_an_edge_twice_is_illegal_and_says_which():
     game = _boxes_game("a1-b1")[-1]
     with pytest.raises(IllegalMoveError, match="edge a1-b1 is already drawn"):
-        game.sim_move(game.parse_move("b1-a1"))
+        game.sim_move(parse(game, "b1-a1"))
 
 
 @pytest.mark.parametrize(("name", "params"), config_params())
@@ -629,12 +639,15 @@ def test_numpy_integer_actions_are_accepted():
 
 
 def test_from_moves_reports_illegal_moves_and_bad_notation():
+    view = view_for(TicTacToe())
     with pytest.raises(IllegalMoveError, match="already taken"):
-        TicTacToe.from_moves(["b2", "b2"])
+        view.from_moves(["b2", "b2"])
     with pytest.raises(MoveParseError):
-        TicTacToe.from_moves(["b2", "middle"])
+        view.from_moves(["b2", "middle"])
     with pytest.raises(GameOverError):
-        TicTacToe.from_moves(["a1", "a2", "b1", "b2", "c1", "c2"])
+        view.from_moves(["a1", "a2", "b1", "b2", "c1", "c2"])
+    with pytest.raises(IllegalMoveError, match="already taken"):
+        TicTacToe.from_moves([4, 4])
 
 
 # =========================================================================== notation
@@ -651,23 +664,24 @@ NOTATION_CONFIGS = [
 @pytest.mark.parametrize(("name", "params"), config_params(NOTATION_CONFIGS))
 def test_format_then_parse_gives_back_every_action(name, params):
     game = make(name, **params)
-    texts = [game.format_move(a) for a in range(game.num_actions)]
+    view = view_for(game)
+    texts = [view.format_move(a) for a in range(game.num_actions)]
     assert len(set(texts)) == game.num_actions
     for action, text in enumerate(texts):
-        assert game.parse_move(text) == action
-        assert game.parse_move(f"  {text.upper()}\t") == action
+        assert view.parse_move(text) == action
+        assert view.parse_move(f"  {text.upper()}\t") == action
 
 
 def test_notation_examples():
-    t = TicTacToe()
+    t = view_for(TicTacToe())
     assert [t.format_move(a) for a in (0, 2, 4, 6, 8)] == ["a3", "c3", "b2", "a1", "c1"]
-    g = Gomoku()
+    g = view_for(Gomoku())
     assert g.format_move(0) == "a15" and g.format_move(224) == "o1"
     assert g.parse_move("h8") == g.parse_move("8,8") == g.parse_move("8 8") == 112
     assert g.parse_move("c 3") == g.parse_move("3, 3") == g.parse_move("C3") == 12 * 15 + 2
-    c = Connect4()
+    c = view_for(Connect4())
     assert c.format_move(0) == "1" and c.parse_move("7") == 6 and c.parse_move(" 04 ") == 3
-    d = DotsAndBoxes()
+    d = view_for(DotsAndBoxes())
     assert d.format_move(0) == "a1-b1" and d.format_move(11) == "c4-d4"
     assert d.format_move(12) == "a1-a2" and d.format_move(23) == "d3-d4"
     assert d.parse_move("b1-a1") == d.parse_move("a1b1") == d.parse_move("A1 - B1") == 0
@@ -728,7 +742,7 @@ BAD_TEXT = {
 def test_bad_text_raises_move_parse_error_with_a_short_message(name, params, text):
     game = make(name, **params)
     with pytest.raises(MoveParseError) as info:
-        game.parse_move(text)
+        parse(game, text)
     assert 10 < len(str(info.value)) < 200
 
 
@@ -749,7 +763,7 @@ def test_bad_text_raises_move_parse_error_with_a_short_message(name, params, tex
 )
 def test_parse_errors_say_what_is_wrong(name, text, message):
     with pytest.raises(MoveParseError, match=re.escape(message)):
-        make(name).parse_move(text)
+        parse(make(name), text)
 
 
 # ====================================================================== immutability
@@ -773,6 +787,8 @@ def test_sim_move_leaves_the_original_untouched(name, params, rng):
             child = position.sim_move(action)
             assert child is not position and child.last_move == action
             assert child != position
+            unchecked = position.sim_legal_move(action)
+            assert unchecked == child and unchecked is not position
         assert _snapshot(position) == before
 
 
@@ -817,17 +833,17 @@ def test_encode_gives_float32_planes_of_the_announced_shape(name, params, rng):
 
 def test_gomoku_encode_shows_the_movers_stones_in_plane_0():
     start = Gomoku()
-    after_x = start.sim_move(start.parse_move("h8"))  # O to move
+    after_x = start.sim_move(parse(start, "h8"))  # O to move
     planes = after_x.encode()
     assert planes[7, 7, 0] == 0 and planes[7, 7, 1] == 1
-    after_o = after_x.sim_move(after_x.parse_move("a1"))  # X to move
+    after_o = after_x.sim_move(parse(after_x, "a1"))  # X to move
     planes = after_o.encode()
     assert planes[7, 7, 0] == 1 and planes[14, 0, 1] == 1
     assert planes[:, :, :2].sum() == 2
 
 
 def test_connect4_encode_shows_the_movers_stones_in_plane_0_row_0_at_the_top():
-    game = Connect4.from_moves(["4"])  # O to move; X's stone at the bottom of column 4
+    game = from_notation(Connect4(), ["4"])  # O to move; X's stone at the bottom of column 4
     assert game.encode()[5, 3, 1] == 1 and game.encode()[:, :, 0].sum() == 0
     game = game.sim_move(3)  # X to move; O on top of X
     assert game.encode()[5, 3, 0] == 1 and game.encode()[4, 3, 1] == 1
@@ -1088,7 +1104,7 @@ def test_playout_wins_as_often_as_random_games_played_with_sim_move(name, params
 def test_value_for_mover_needs_a_finished_game_and_takes_the_movers_view():
     with pytest.raises(ValueError, match="finished game"):
         Connect4().value_for_mover()
-    won = Connect4.from_moves(["1", "2", "1", "2", "1", "2", "1"])  # X wins, O "to move"
+    won = from_notation(Connect4(), ["1", "2", "1", "2", "1", "2", "1"])  # X wins, O "to move"
     assert won.score == 1 and won.player == -1
     assert won.value_for_mover() == -1.0
 
@@ -1096,7 +1112,7 @@ def test_value_for_mover_needs_a_finished_game_and_takes_the_movers_view():
 @pytest.mark.parametrize(("name", "params"), config_params())
 def test_render_draws_a_board_and_repr_names_the_game(name, params, rng):
     for position in random_positions(name, params, rng, 3):
-        text = position.render()
+        text = view_for(position).render(position)
         assert isinstance(text, str) and text.count("\n") >= 2
         assert type(position).__name__ in repr(position)
 

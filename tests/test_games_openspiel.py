@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from alphazero.games import make
+from alphazero.games import make, view_for
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -112,35 +112,39 @@ def test_many_more_random_games_agree_with_openspiel(name, params, games):
 # ------------------------------------------------------------- action numbering
 def test_tictactoe_actions_name_the_same_cells_as_openspiel():
     game = make("tictactoe")
+    view = view_for(game)
     state = pyspiel.load_game("tic_tac_toe").new_initial_state()
     for action in range(game.num_actions):
         row, col = map(
             int, re.fullmatch(r"x\((\d),(\d)\)", state.action_to_string(0, action)).groups()
         )
         # Our notation: column letter, row number counted from the bottom.
-        assert game.format_move(action) == f"{'abc'[col]}{3 - row}"
+        assert view.format_move(action) == f"{'abc'[col]}{3 - row}"
 
 
 @pytest.mark.parametrize("size", [6, 15])
 def test_gomoku_actions_name_the_same_points_as_openspiel(size):
     game = make("gomoku", size=size, n_in_row=4)
+    view = view_for(game)
     state = pyspiel.load_game("gomoku", {"size": size, "connect": 4}).new_initial_state()
     for action in range(game.num_actions):
         row, col = map(int, state.action_to_string(0, action).split(","))
-        assert game.format_move(action) == f"{'abcdefghijklmnopqrstuvwxyz'[col]}{size - row}"
+        assert view.format_move(action) == f"{'abcdefghijklmnopqrstuvwxyz'[col]}{size - row}"
 
 
 def test_connect4_actions_are_columns_as_in_openspiel():
     game = make("connect4")
+    view = view_for(game)
     state = pyspiel.load_game("connect_four").new_initial_state()
     for action in range(game.num_actions):
         assert state.action_to_string(0, action) == f"x{action}"
-        assert game.format_move(action) == str(action + 1)
+        assert view.format_move(action) == str(action + 1)
 
 
 @pytest.mark.parametrize(("rows", "cols"), [(2, 2), (2, 3), (3, 2), (5, 5)])
 def test_dots_and_boxes_actions_name_the_same_edges_as_openspiel(rows, cols):
     game = make("dots_and_boxes", rows=rows, cols=cols)
+    view = view_for(game)
     spiel = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
     state = spiel.new_initial_state()
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -150,7 +154,7 @@ def test_dots_and_boxes_actions_name_the_same_edges_as_openspiel(rows, cols):
         r, c = int(r), int(c)
         end = (r, c + 1) if kind == "h" else (r + 1, c)
         expected = f"{letters[c]}{r + 1}-{letters[end[1]]}{end[0] + 1}"
-        assert game.format_move(action) == expected, text
+        assert view.format_move(action) == expected, text
     assert game.num_actions == spiel.num_distinct_actions()
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from alphazero.evaluation.players import ModelPlayer, MoveStat, Thought
-from alphazero.games import make
+from alphazero.games import make, view_for
 from alphazero.play.board import Style, use_color
 from alphazero.play.models import default_model, how_to_train
 from alphazero.play.options import parse_game
@@ -135,7 +135,7 @@ def test_tictactoe_whole_game_with_bad_input_of_every_kind(tmp_path, bare_checko
     assert saved["players"] == {"X": "human", "O": "random"}
     assert saved["result"] in ("X wins", "O wins", "draw")
     assert len(saved["moves"]) == len(saved["actions"]) >= 5
-    final = make("tictactoe").from_moves(saved["moves"])
+    final = view_for(make("tictactoe")).from_moves(saved["moves"])
     assert final.score == saved["score"]
     assert f"moves: X {saved['moves'][0]}" in out
 
@@ -544,7 +544,7 @@ class Scripted:
         self.moves = list(moves)
 
     def __call__(self, game) -> int:
-        return game.parse_move(self.moves.pop(0))
+        return view_for(game).parse_move(self.moves.pop(0))
 
 
 def run_session(
@@ -611,7 +611,8 @@ def test_the_final_board_marks_the_winning_line():
 
 
 def test_the_winning_line_stands_out_in_colour():
-    board = make("tictactoe").from_moves(["a1", "b1", "a2", "b2", "a3"]).render()
+    view = view_for(make("tictactoe"))
+    board = view.render(view.from_moves(["a1", "b1", "a2", "b2", "a3"]))
     coloured = Style(True).board(board)
     assert coloured.count("[\x1b[31;1;7mX\x1b[0m]") == 3  # red, bold, reversed
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == board
@@ -658,7 +659,8 @@ def test_colour_only_on_a_terminal_without_no_color():
     assert not use_color(Terminal(), "auto", {"TERM": "dumb"})
     assert use_color(io.StringIO(), "always", {}) and not use_color(Terminal(), "never", {})
 
-    board = make("tictactoe").from_moves(["b2", "a1"]).render()
+    view = view_for(make("tictactoe"))
+    board = view.render(view.from_moves(["b2", "a1"]))
     assert Style(False).board(board) == board
     coloured = Style(True).board(board)
     assert "\x1b[31mX\x1b[0m" in coloured  # X red
@@ -695,7 +697,7 @@ def test_thought_lines_and_records():
     )
 
     start = make("tictactoe")
-    final = start.from_moves(["a1", "b1", "a2", "b2", "a3"])
+    final = view_for(start).from_moves(["a1", "b1", "a2", "b2", "a3"])
     record = GameRecord.of(start, {1: "human", -1: "random"}, [6, 7, 3, 4, 0], final)
     assert record.to_dict() == {
         "format": 1,
@@ -774,7 +776,7 @@ def test_in_a_lost_position_the_move_played_leads_the_search_list():
     # X to move is lost: O threatens column 2. Once the search has proved the loss, its
     # visits follow the priors, to column 1 (which loses at once); the move played is the
     # one that holds out longest, the block in column 2.
-    game = make("connect4").from_moves(list("37225313143232"))
+    game = view_for(make("connect4")).from_moves(list("37225313143232"))
     player = ModelPlayer("fake", game, 100, inference=FirstColumnNet(), top=7)
     thought = player.think(game)
     assert thought.proven == -1.0 and thought.action == 1
@@ -816,7 +818,7 @@ def test_a_models_thought_is_from_the_point_of_view_of_the_player_to_move():
     assert [m.share for m in thought.top] == pytest.approx([1 / 7] * 3)
     assert thought.action in make("connect4").available_moves
     # A win in one is proven and played; batch_moves (the arena's) agrees with think.
-    game = make("connect4").from_moves(["1", "2", "1", "2", "1", "2"])
+    game = view_for(make("connect4")).from_moves(["1", "2", "1", "2", "1", "2"])
     thought = player.think(game)
     assert (thought.action, thought.value, thought.proven) == (0, 1.0, 1.0)
     assert thought.top[0].move == "1" and player.batch_moves([game, game]) == [0, 0]

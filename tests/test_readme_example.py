@@ -1,5 +1,6 @@
 """The README's "Add a game" example runs as written: its Nim plays through the registry,
-self-play, the arena with the UCT baseline, and the terminal's notation."""
+self-play, the arena with the UCT baseline, and its view's notation. docs/architecture.md
+shows the same example (tests/test_architecture_examples.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import make_player
-from alphazero.games import GAMES, make
+from alphazero.games import GAMES, VIEWS, make, view_for
 from alphazero.games.base import MoveParseError
 from alphazero.selfplay.loop import play_games
 
@@ -30,16 +31,19 @@ def nim():
         yield namespace["Nim"]
     finally:
         GAMES.pop("nim", None)
+        VIEWS.pop("nim", None)
 
 
 def test_the_readme_game_follows_its_rules(nim):
     game = make("nim", stones=4)
+    view = view_for(game)
     assert game.available_moves == [0, 1] and game.player == 1
-    game = game.sim_move(game.parse_move("2")).sim_move(game.parse_move("2"))
+    game = game.sim_move(view.parse_move("2")).sim_move(view.parse_move("2"))
     assert game.score == -1 and game.available_moves == []  # the second player took the last
-    assert nim.from_moves(["1", "1", "1"]).left == 4
+    assert view_for(nim()).from_moves(["1", "1", "1"]).left == 4
+    assert view.format_move(1) == "2" and view.render(view.from_moves(["1"])) == "X X X ."
     with pytest.raises(MoveParseError):
-        game.parse_move("3")
+        view.parse_move("3")
 
 
 def test_the_readme_game_self_plays_and_beats_random_with_uct(nim):

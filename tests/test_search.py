@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from game_helpers import config_params
 
-from alphazero.games import Connect4, Game, make, value_to_parent
+from alphazero.games import Connect4, Game, make, value_to_parent, view_for
 from alphazero.search import (
     Node,
     RootNoise,
@@ -303,7 +303,7 @@ def test_a_proven_lost_root_plays_a_move_that_loses_last():
         run_simulations([root], quick_loss_preferred, 3000)
         assert root.solved == -1.0
         choice = root.next(tau=0.0, rng=np.random.default_rng(0))
-        assert plies[choice.action] == max(plies.values()), game.render()
+        assert plies[choice.action] == max(plies.values()), view_for(game).render(game)
 
 
 def test_sampling_with_temperature_never_plays_a_proven_loss():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from alphazero.evaluation.players import ModelPlayer
-from alphazero.games import make
+from alphazero.games import make, view_for
 from alphazero.play.models import default_model
 from alphazero.training.checkpoints import RunDir
 
@@ -67,7 +67,7 @@ def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_ho
     holds = [
         a for a in game.available_moves if shortest_forced_win(game.sim_move(a), 4, search) is None
     ]
-    assert [game.format_move(a) for a in holds] == ["c3"]
+    assert [view_for(game).format_move(a) for a in holds] == ["c3"]
     player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku", game, simulations=200)
     assert player(game) in holds
 

@@ -1,5 +1,6 @@
 """A game is one file: a toy game defined here alone, and nowhere in the package, plays through
-self-play, the arena with the UCT and random players, and the terminal session."""
+self-play, the arena with the UCT and random players, and the terminal session; with its own
+view, or with none."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from alphazero.config import SearchConfig, SelfPlayConfig
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import make_player
-from alphazero.games import GAMES
+from alphazero.games import GAMES, VIEWS, view_for
 from alphazero.games.base import Game, MoveParseError
+from alphazero.games.view import GameView
 from alphazero.play.board import Style
 from alphazero.play.human import HumanPlayer
 from alphazero.play.options import epilog, parse_game
@@ -75,8 +77,19 @@ class Nim(Game):
         planes[0, :, 0] = self.state[0]
         return planes
 
-    def render(self) -> str:
-        return f"stones: {'o ' * self._left}({self._left} left)"
+    def key(self) -> tuple[int, ...]:
+        return (self._left, self.player)
+
+    @property
+    def left(self) -> int:
+        return self._left
+
+
+class NimView(GameView[Nim]):
+    """A move is typed as the number of stones taken."""
+
+    def render(self, game: Nim) -> str:
+        return f"stones: {'o ' * game.left}({game.left} left)"
 
     def parse_move(self, text: str) -> int:
         if text.strip() not in ("1", "2"):
@@ -85,9 +98,6 @@ class Nim(Game):
 
     def format_move(self, action: int) -> str:
         return str(action + 1)
-
-    def key(self) -> tuple[int, ...]:
-        return (self._left, self.player)
 
 
 def knowing_policy(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,10 +143,11 @@ class Scripted:
         self.moves = list(moves)
 
     def __call__(self, game: Game) -> int:
-        return game.parse_move(self.moves.pop(0))
+        return view_for(game).parse_move(self.moves.pop(0))
 
 
-def test_a_person_plays_a_toy_game_at_the_terminal():
+def test_a_person_plays_a_toy_game_at_the_terminal(monkeypatch):
+    monkeypatch.setitem(VIEWS, "nim", NimView)
     typed = ["3", "help", "1", "undo", "1", "1", "2"]
     out = io.StringIO()
     human = HumanPlayer()
@@ -165,3 +176,26 @@ def test_one_line_in_games_makes_it_a_game_of_the_command_line(monkeypatch):
     monkeypatch.setitem(GAMES, "nim", Nim)
     assert parse_game("nim:stones=5") == ("nim", {"stones": 5})
     assert "nim:stones=7" in epilog(100)
+
+
+def test_a_game_without_a_view_is_shown_plainly_and_its_moves_typed_as_actions():
+    view = view_for(Nim(stones=4))
+    assert type(view) is GameView and view.title == "nim" and view.notation == "a move like 0"
+    assert view.format_move(1) == "1" and view.parse_move(" 1 ") == 1
+    with pytest.raises(MoveParseError, match="type a number 0-1"):
+        view.parse_move("2")
+    game = view.from_moves(["1", 0])  # two stones taken, then one
+    assert game.left == 1 and view.render(game) == "X . . ."
+    typed = ["0"]
+    out = io.StringIO()
+    human = HumanPlayer()
+    session = Session(
+        lambda: Nim(stones=2),
+        reader=LineReader(out, io.StringIO("".join(t + "\n" for t in typed)), echo=True),
+        out=out,
+        style=Style(False),
+        hint=HintModel(),
+        names={id(human): "you"},
+    )
+    assert session.play(Scripted(["0"]), human, games=1) == 0  # each takes one stone
+    assert "moves: X 0, O 0" in out.getvalue() and "result: O (you) wins" in out.getvalue()

@@ -154,8 +154,7 @@ def test_amaf_ignores_the_other_players_moves():
     """The AMAF update of a node counts only later moves by the player to move there."""
     game = make("dots_and_boxes", rows=2, cols=2)
     root = RAVENode(game, None, None, game.available_moves)
-    child_game = game.copy()
-    child_game._apply(0)
+    child_game = game.sim_legal_move(0)
     child = RAVENode(child_game, root, 0, child_game.available_moves)
     root.children.append(child)
     assert root.player == 1 and child.player == -1

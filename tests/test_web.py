@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from web_helpers import FakeNetwork, call, running
 
-from alphazero.games import make
+from alphazero.games import make, view_for
 from alphazero.play import web
 from alphazero.play.cli import main
 from alphazero.play.web import MAX_BODY, STATIC_FILES, host_warning, page_url
@@ -332,7 +332,7 @@ def test_the_page_is_served_from_the_package_and_fetches_nothing_from_elsewhere(
 def test_dots_and_boxes_edges_sit_where_the_game_draws_them():
     for rows, cols in ((1, 1), (2, 3), (3, 3)):
         start = make("dots_and_boxes", rows=rows, cols=cols)
-        cells = start.board_view()["edges"]
+        cells = view_for(start).board_view(start)["edges"]
         assert len(cells) == start.num_actions
         for action, cell in enumerate(cells):
             drawn = start.sim_move(action).state

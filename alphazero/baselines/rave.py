@@ -68,7 +68,7 @@ class RAVENode(UCTNode):
         return self.amaf_w[action] / n if n else None
 
     def __repr__(self) -> str:
-        move = "root" if self.action is None else self.game.format_move(self.action)
+        move = "root" if self.action is None else f"action {self.action}"
         return f"RAVENode({move} N={self.N} Q={self.Q:+.3f} children={len(self.children)})"
 
 
@@ -176,8 +176,7 @@ class RAVESearch(MonteCarloTreeSearch):
                 action = untried[pick]
                 untried[pick] = untried[-1]
                 untried.pop()
-                game = game.copy()
-                game._apply(action)
+                game = game.sim_legal_move(action)
                 child = RAVENode(game, node, action, game.candidate_moves(knowledge))
                 node.children.append(child)
                 node = child

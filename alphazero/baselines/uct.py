@@ -5,7 +5,7 @@ Each simulation takes four small steps:
 * ``select``: from the root, while a node has no untried move left, go to the child with the
   largest UCB1 score ``Q + c * sqrt(ln N_mother / N)``;
 * ``expand``: attach one child for a random untried move (its position is made once, with
-  ``copy()`` + ``_apply()``, the move being known legal);
+  ``sim_legal_move``, the move being known legal);
 * ``rollout``: play the new child's position out to the end, one random game (the game's own
   fast ``playout``, uniform or with the game's rollout knowledge);
 * ``backup``: every node on the path counts the visit and adds the result.
@@ -66,7 +66,7 @@ class UCTNode:
         self.E = 1.0
 
     def __repr__(self) -> str:
-        move = "root" if self.action is None else self.game.format_move(self.action)
+        move = "root" if self.action is None else f"action {self.action}"
         return f"UCTNode({move} N={self.N} Q={self.Q:+.3f} children={len(self.children)})"
 
 
@@ -154,8 +154,7 @@ class MonteCarloTreeSearch:
                 action = untried[i]
                 untried[i] = untried[-1]
                 untried.pop()
-                game = game.copy()
-                game._apply(action)
+                game = game.sim_legal_move(action)
                 moves = game.available_moves if fast else game.candidate_moves(True)
                 child = UCTNode(game, node, action, moves)
                 node.children.append(child)

@@ -39,6 +39,7 @@ from ..baselines.alphabeta import AlphaBetaPlayer
 from ..baselines.perfect import PerfectPlayer
 from ..baselines.rave import RAVEPlayer
 from ..baselines.uct import UCTPlayer
+from ..games import view_for
 from ..games.base import Game
 from ..network.inference import load_inference
 from ..search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
@@ -233,8 +234,9 @@ class ModelPlayer:
             # move reads as if that one had been played.
             children = sorted(root.children.values(), key=lambda c: (c is not chosen, -c.N, -c.V))
             total = sum(c.N for c in children) or 1
+            view = view_for(game)
             top = tuple(
-                MoveStat(action, game.format_move(action), c.N, c.N / total, c.V)
+                MoveStat(action, view.format_move(action), c.N, c.N / total, c.V)
                 for c in children[: self.top]
                 if (c.N > 0 or c is chosen) and (action := c.action) is not None
             )
@@ -339,8 +341,8 @@ def make_player(
     if kind == "perfect" and not rest:
         if not game.solvable:
             raise PlayerSpecError(
-                f"{spec!r}: there is no perfect player for {game.full_title} (minimax solves "
-                "only small games: tic-tac-toe, Dots and Boxes up to 2x2)"
+                f"{spec!r}: there is no perfect player for {view_for(game).full_title} (minimax "
+                "solves only small games: tic-tac-toe, Dots and Boxes up to 2x2)"
             )
         player = PerfectPlayer(np.random.default_rng(seed))
         player.name = "perfect"  # type: ignore[attr-defined]
@@ -357,7 +359,8 @@ def make_player(
     if kind == "alphabeta" and rest:
         depth = alphabeta_depth(rest, spec)
         if game.name != "gomoku":
-            raise PlayerSpecError(f"{spec!r}: alphabeta plays only Gomoku, not {game.full_title}")
+            title = view_for(game).full_title
+            raise PlayerSpecError(f"{spec!r}: alphabeta plays only Gomoku, not {title}")
         return AlphaBetaPlayer(depth, seed=seed)
     if (model := model_spec_parts(spec)) is not None:
         path, simulations, symmetric = model

@@ -1,6 +1,9 @@
-"""The games, made by name: ``make("connect4", rows=6, cols=7)``.
+"""The games, made by name: ``make("connect4", rows=6, cols=7)``, and how a person sees each:
+``view_for(game)``.
 
-A new game is one new file with a ``Game`` subclass, plus one line in ``GAMES``.
+A new game is one new file with a ``Game`` subclass (the rules and the network's encoding)
+and, if moves are typed other than as action numbers, a ``GameView`` subclass (the board and
+the notation); plus a line in ``GAMES`` and one in ``VIEWS``.
 """
 
 from __future__ import annotations
@@ -16,14 +19,22 @@ from .base import (
     MoveParseError,
     value_to_parent,
 )
-from .connect4 import Connect4
-from .dots_and_boxes import DotsAndBoxes
-from .gomoku import Gomoku
-from .tictactoe import TicTacToe
+from .connect4 import Connect4, Connect4View
+from .dots_and_boxes import DotsAndBoxes, DotsAndBoxesView
+from .gomoku import Gomoku, GomokuView
+from .tictactoe import TicTacToe, TicTacToeView
+from .view import GameView
 
 GAMES: dict[str, type[Game]] = {
     cls.name: cls for cls in (TicTacToe, Connect4, Gomoku, DotsAndBoxes)
 }
+VIEWS: dict[str, type[GameView[Any]]] = {
+    TicTacToe.name: TicTacToeView,
+    Connect4.name: Connect4View,
+    Gomoku.name: GomokuView,
+    DotsAndBoxes.name: DotsAndBoxesView,
+}
+"""Each game's view by the game's name; a game without one gets the plain ``GameView``."""
 
 
 class UnknownGameError(GameError, ValueError):
@@ -58,13 +69,20 @@ def make(name: str, **params: Any) -> Game:
     return cls(**params)
 
 
+def view_for(game: Game) -> GameView[Any]:
+    """How a person sees ``game``'s board and types its moves (any position of the board)."""
+    return VIEWS.get(game.name, GameView)(game)
+
+
 __all__ = [
     "GAMES",
+    "VIEWS",
     "Connect4",
     "DotsAndBoxes",
     "Game",
     "GameError",
     "GameOverError",
+    "GameView",
     "Gomoku",
     "IllegalMoveError",
     "MoveParseError",
@@ -73,4 +91,5 @@ __all__ = [
     "game_params",
     "make",
     "value_to_parent",
+    "view_for",
 ]

@@ -1,5 +1,6 @@
 """The one game interface that search, self-play, the baselines and the play package use:
-the rules, and what the players (people, rollouts, the web page) need to know of a game.
+the rules, and how a position is encoded for the network. How a person sees a game and types
+its moves is its ``GameView`` (``view.py``), kept apart.
 
 Point of view (the one rule the whole project follows):
 
@@ -49,16 +50,15 @@ class Game(ABC):
 
     Subclasses implement the rules; the checks shared by every game (is the game over, is the
     move legal) live here, once. A position is immutable through the public API:
-    ``sim_move`` returns a new position. ``_apply`` mutates in place and exists for the hot
-    loops (random playouts) that own a private copy.
+    ``sim_move`` and ``sim_legal_move`` return a new position. ``_apply``, which subclasses
+    implement, mutates in place and exists for the hot loops (random playouts) that own a
+    private copy.
     """
 
     __slots__ = ("last_move", "player", "score")
 
     name: ClassVar[str]
     """Registry name, also used in configs and on the command line."""
-    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
-    """How ``render`` draws the first player's stones, the second's and an empty cell."""
     rollout_knowledge: ClassVar[bool] = False
     """Whether ``playout`` and ``candidate_moves`` have some knowledge of the game to use
     when asked (the UCT baselines' ``:knowledge``), rather than playing uniformly."""
@@ -105,21 +105,6 @@ class Game(ABC):
         """Network input: float32 planes ``[H, W, C]`` from the point of view of the mover."""
 
     @abstractmethod
-    def render(self) -> str:
-        """A text board with coordinates, last move marked."""
-
-    @abstractmethod
-    def parse_move(self, text: str) -> int:
-        """Read a move in the notation a person would type; raises ``MoveParseError``.
-
-        The result is a well-formed action number; legality is checked by ``sim_move``.
-        """
-
-    @abstractmethod
-    def format_move(self, action: int) -> str:
-        """The notation of ``action`` that ``parse_move`` reads back."""
-
-    @abstractmethod
     def key(self) -> tuple[int, ...]:
         """A hashable summary that identifies the position (rules excluded)."""
 
@@ -133,35 +118,7 @@ class Game(ABC):
         """Why ``action`` is illegal, for error messages. Subclasses say more."""
         return f"{self.name}: move {action} is not legal here"
 
-    def winning_line(self) -> list[tuple[int, int]]:
-        """The cells ``(row, column)`` of ``state`` (row 0 at the top) that won the game, in
-        order along the line; empty while the game goes on, after a draw, and in games not
-        won by a line (Dots and Boxes). The terminal and the web page mark these cells."""
-        return []
-
-    # ------------------------------------------------- for people and baselines (defaults)
-    @property
-    def title(self) -> str:
-        """The game's name for people: ``Connect Four``."""
-        return self.name
-
-    @property
-    def full_title(self) -> str:
-        """The title with the board where it is not the usual one: ``Gomoku 8x8, 5 in a
-        row``."""
-        return self.title
-
-    @property
-    def notation(self) -> str:
-        """What a typed move looks like, in a few words: ``a column 1-7``."""
-        return f"a move like {self.format_move(0)}"
-
-    @property
-    def move_help(self) -> str:
-        """How to type a move and how the game is won, in a paragraph (``help`` at the
-        terminal's prompt)."""
-        return f"Type {self.notation}."
-
+    # ------------------------------------------------------ for the baselines (defaults)
     @property
     def solvable(self) -> bool:
         """Whether memoised minimax (``baselines.perfect``) solves the game in moments, so
@@ -173,13 +130,6 @@ class Game(ABC):
         """Whether ``alphazero.evaluation.solved_positions`` holds solved positions of this
         game, for training to measure its network on (``evaluation.solved_positions``)."""
         return False
-
-    def board_view(self) -> dict[str, Any]:
-        """What a drawing of the board (the web page) needs besides ``state``: ``layout``,
-        one of ``grid`` (stones on the points of a square board), ``cells`` (marks in the
-        cells of one), ``columns`` (stones dropping into columns) or ``dots`` (the lattice of
-        Dots and Boxes), and the details that drawing takes."""
-        return {"layout": "grid"}
 
     def candidate_moves(self, knowledge: bool = False) -> list[int]:
         """The moves a tree search expands here: the legal ones, or with ``knowledge`` those
@@ -251,8 +201,14 @@ class Game(ABC):
             )
         if not self.is_legal(int(action)):
             raise IllegalMoveError(self.illegal_reason(int(action)))
+        return self.sim_legal_move(int(action))
+
+    def sim_legal_move(self, action: int) -> Self:
+        """The position after ``action``, which the caller knows to be legal; ``self`` is left
+        untouched. ``sim_move`` without its checks, for the searches, which expand only legal
+        moves and make a position for every one."""
         child = self.copy()
-        child._apply(int(action))
+        child._apply(action)
         return child
 
     def value_for_mover(self) -> float:
@@ -287,11 +243,11 @@ class Game(ABC):
         return game.score, played
 
     @classmethod
-    def from_moves(cls, moves: Iterable[int | str], **params: Any) -> Self:
-        """The position reached by playing ``moves`` (actions or notation) from the start."""
+    def from_moves(cls, moves: Iterable[int], **params: Any) -> Self:
+        """The position reached by playing the actions ``moves`` from the start (a game's
+        ``GameView`` reads them in its notation)."""
         game = cls(**params)
-        for move in moves:
-            action = game.parse_move(move) if isinstance(move, str) else move
+        for action in moves:
             game = game.sim_move(action)
         return game
 
@@ -307,9 +263,8 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{type(self).__name__}({params}) player={self.player:+d} score={self.score}\n" + (
-            self.render()
-        )
+        head = f"{type(self).__name__}({params}) player={self.player:+d} score={self.score}"
+        return f"{head}\n{self.state}"
 
 
 def check_param(game: str, key: str, value: object, low: int, high: int) -> int:

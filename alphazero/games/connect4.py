@@ -12,12 +12,13 @@ import random
 import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 import numpy as np
 
 from .base import Game, MoveParseError, Moves, check_param
 from .lines import MARKS_HELP, LineBoard, line_through
+from .view import GameView
 
 
 class _Connect4Rules:
@@ -52,7 +53,6 @@ class Connect4(Game):
 
     __slots__ = ("_first", "_mask", "_rules")
     name = "connect4"
-    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
 
     def __init__(self, rows: int = 6, cols: int = 7, n_in_row: int = 4) -> None:
         check_param(self.name, "rows", rows, 2, 20)
@@ -75,9 +75,17 @@ class Connect4(Game):
         return self._rules.cols
 
     @property
+    def n_in_row(self) -> int:
+        return self._rules.n_in_row
+
+    @property
     def params(self) -> dict[str, int]:
         r = self._rules
         return {"rows": r.rows, "cols": r.cols, "n_in_row": r.n_in_row}
+
+    @property
+    def has_solved_positions(self) -> bool:
+        return self.params == {"rows": 6, "cols": 7, "n_in_row": 4}
 
     @property
     def num_actions(self) -> int:
@@ -223,37 +231,6 @@ class Connect4(Game):
                 mover ^= mask
                 player = -player
 
-    # ---------------------------------------------------------------- for people
-    @property
-    def title(self) -> str:
-        return "Connect Four"
-
-    @property
-    def has_solved_positions(self) -> bool:
-        r = self._rules
-        return (r.rows, r.cols, r.n_in_row) == (6, 7, 4)
-
-    @property
-    def full_title(self) -> str:
-        r = self._rules
-        if (r.rows, r.cols, r.n_in_row) == (6, 7, 4):
-            return self.title
-        return f"{self.title} {r.rows}x{r.cols}, {r.n_in_row} in a row"
-
-    @property
-    def notation(self) -> str:
-        return f"a column 1-{self.cols}"
-
-    @property
-    def move_help(self) -> str:
-        return (
-            f"Type a column, 1-{self.cols} from the left: your stone drops to the lowest free "
-            f"cell. {self._rules.n_in_row} in a row (across, down or diagonal) wins. " + MARKS_HELP
-        )
-
-    def board_view(self) -> dict[str, Any]:
-        return {"layout": "columns", "n_in_row": self._rules.n_in_row}
-
     # -------------------------------------------------------- views of the position
     @property
     def state(self) -> np.ndarray:
@@ -302,29 +279,66 @@ class Connect4(Game):
         """The position and its mirror image (columns reversed)."""
         return [(planes, policy), (np.ascontiguousarray(planes[:, ::-1]), policy[::-1].copy())]
 
-    def winning_line(self) -> list[tuple[int, int]]:
-        if not self.score or self.last_move is None:
+
+class Connect4View(GameView[Connect4]):
+    """Columns numbered from 1 on the left; stones drop into them."""
+
+    @property
+    def title(self) -> str:
+        return "Connect Four"
+
+    @property
+    def full_title(self) -> str:
+        board = self.start
+        if board.has_solved_positions:  # the usual board
+            return self.title
+        return f"{self.title} {board.rows}x{board.cols}, {board.n_in_row} in a row"
+
+    @property
+    def notation(self) -> str:
+        return f"a column 1-{self.start.cols}"
+
+    @property
+    def move_help(self) -> str:
+        return (
+            f"Type a column, 1-{self.start.cols} from the left: your stone drops to the lowest "
+            f"free cell. {self.start.n_in_row} in a row (across, down or diagonal) wins. "
+            + MARKS_HELP
+        )
+
+    def parse_move(self, text: str) -> int:
+        cols = self.start.cols
+        cleaned = text.strip()
+        if not re.fullmatch(r"[0-9]{1,3}", cleaned):
+            raise MoveParseError(f"{text[:20]!r} is not a column: type a number 1-{cols}")
+        column = int(cleaned)
+        if not 1 <= column <= cols:
+            raise MoveParseError(f"there is no column {column}: type a number 1-{cols}")
+        return column - 1
+
+    def format_move(self, action: int) -> str:
+        return str(action + 1)
+
+    def board_view(self, game: Connect4) -> dict[str, Any]:
+        return {"layout": "columns", "n_in_row": game.n_in_row}
+
+    def winning_line(self, game: Connect4) -> list[tuple[int, int]]:
+        if not game.score or game.last_move is None:
             return []
-        return line_through(self.state, self._last_row(), self.last_move, self._rules.n_in_row)
+        return line_through(game.state, _last_row(game), game.last_move, game.n_in_row)
 
-    def _last_row(self) -> int:
-        """The row (0 at the top) of the last stone: the highest one in the last column."""
-        assert self.last_move is not None
-        heights = int((self.state[:, self.last_move] != 0).sum())
-        return self.rows - heights
-
-    def render(self) -> str:
+    def render(self, game: Connect4) -> str:
         """The board, columns numbered; the last stone in parentheses, and once the game is
         won the winning line in square brackets (the last stone with it)."""
-        board = self.state
+        board = game.state
         width = 3
-        header = "".join(f"{c + 1:^{width}}" for c in range(self.cols))
+        header = "".join(f"{c + 1:^{width}}" for c in range(game.cols))
         lines = [header]
-        last = None if self.last_move is None else (self._last_row(), self.last_move)
-        won = set(self.winning_line())
-        for r in range(self.rows):
+        last = None if game.last_move is None else (_last_row(game), game.last_move)
+        won = set(self.winning_line(game))
+        for r in range(game.rows):
             cells = []
-            for c in range(self.cols):
+            for c in range(game.cols):
                 mark = self.marks[int(board[r, c])]
                 if (r, c) in won:
                     cells.append(f"[{mark}]")
@@ -336,14 +350,9 @@ class Connect4(Game):
         lines.append(header)
         return "\n".join(lines)
 
-    def parse_move(self, text: str) -> int:
-        cleaned = text.strip()
-        if not re.fullmatch(r"[0-9]{1,3}", cleaned):
-            raise MoveParseError(f"{text[:20]!r} is not a column: type a number 1-{self.cols}")
-        column = int(cleaned)
-        if not 1 <= column <= self.cols:
-            raise MoveParseError(f"there is no column {column}: type a number 1-{self.cols}")
-        return column - 1
 
-    def format_move(self, action: int) -> str:
-        return str(action + 1)
+def _last_row(game: Connect4) -> int:
+    """The row (0 at the top) of the last stone: the highest one in the last column."""
+    assert game.last_move is not None
+    heights = int((game.state[:, game.last_move] != 0).sum())
+    return game.rows - heights

@@ -31,6 +31,7 @@ from .base import (
     check_param,
     grid_policy_permutations,
 )
+from .view import GameView
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -87,6 +88,12 @@ class _BoxesRules:
         self.sym_perms = grid_policy_permutations(action_grid, self.sym_ops)
 
 
+def edge_name(action: int, rules: _BoxesRules) -> str:
+    """The edge ``action`` as a person names it, by its two dots: ``a1-b1``."""
+    (r1, c1), (r2, c2) = rules.edge_dots[action]
+    return f"{_LETTERS[c1]}{r1 + 1}-{_LETTERS[c2]}{r2 + 1}"
+
+
 @cache
 def _rules(rows: int, cols: int) -> _BoxesRules:
     return _BoxesRules(rows, cols)
@@ -101,7 +108,6 @@ class DotsAndBoxes(Game):
 
     __slots__ = ("_boxes_first", "_boxes_second", "_edges", "_rules")
     name = "dots_and_boxes"
-    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O"}
     rollout_knowledge: ClassVar[bool] = True
 
     def __init__(self, rows: int = 3, cols: int = 3) -> None:
@@ -147,8 +153,12 @@ class DotsAndBoxes(Game):
     def is_legal(self, action: int) -> bool:
         return self.score is None and not self._edges >> action & 1
 
+    @property
+    def solvable(self) -> bool:
+        return self.num_actions <= 12  # up to 2x2 boxes
+
     def illegal_reason(self, action: int) -> str:
-        return f"{self.name}: edge {self.format_move(action)} is already drawn"
+        return f"{self.name}: edge {edge_name(action, self._rules)} is already drawn"
 
     def ending_moves(self) -> list[int]:
         free = self._rules.all_edges & ~self._edges
@@ -300,42 +310,6 @@ class DotsAndBoxes(Game):
                 player = -player
         return (margin > 0) - (margin < 0), played
 
-    # ---------------------------------------------------------------- for people
-    @property
-    def title(self) -> str:
-        return "Dots and Boxes"
-
-    @property
-    def full_title(self) -> str:
-        return f"{self.title}, {self.rows}x{self.cols} boxes"
-
-    @property
-    def notation(self) -> str:
-        return "an edge by its two dots, like a1-b1"
-
-    @property
-    def move_help(self) -> str:
-        return (
-            f"Type an edge by the two dots it joins: columns are letters "
-            f"a-{_LETTERS[self.cols]}, rows are numbers 1-{self.rows + 1} from the top. a1-b1 "
-            f"is the top edge of the top-left box, a1-a2 its left edge. Completing a box scores "
-            f"it and you move again; more boxes wins. The edge drawn last shows as *."
-        )
-
-    @property
-    def solvable(self) -> bool:
-        return self.num_actions <= 12  # up to 2x2 boxes
-
-    def board_view(self) -> dict[str, Any]:
-        first, second = self.boxes
-        return {
-            "layout": "dots",
-            "rows": self.rows,
-            "cols": self.cols,
-            "edges": list(self._rules.edge_cell),
-            "boxes": [first, second],
-        }
-
     # -------------------------------------------------------- views of the position
     def _box_array(self, boxes: int) -> np.ndarray:
         r, c = self._rules.rows, self._rules.cols
@@ -392,10 +366,53 @@ class DotsAndBoxes(Game):
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         return apply_symmetries(planes, policy, self._rules.sym_ops, self._rules.sym_perms)
 
-    def render(self) -> str:
-        rules = self._rules
-        lattice = self.state
-        last_cell = rules.edge_cell[self.last_move] if self.last_move is not None else None
+
+class DotsAndBoxesView(GameView[DotsAndBoxes]):
+    """Edges named by their two dots, columns as letters and rows as numbers from the top;
+    boxes show their owner's mark."""
+
+    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O"}
+
+    @property
+    def _lattice(self) -> _BoxesRules:
+        """Where every edge lies and which dots it joins."""
+        return _rules(self.start.rows, self.start.cols)
+
+    @property
+    def title(self) -> str:
+        return "Dots and Boxes"
+
+    @property
+    def full_title(self) -> str:
+        return f"{self.title}, {self.start.rows}x{self.start.cols} boxes"
+
+    @property
+    def notation(self) -> str:
+        return "an edge by its two dots, like a1-b1"
+
+    @property
+    def move_help(self) -> str:
+        return (
+            f"Type an edge by the two dots it joins: columns are letters "
+            f"a-{_LETTERS[self.start.cols]}, rows are numbers 1-{self.start.rows + 1} from the "
+            f"top. a1-b1 is the top edge of the top-left box, a1-a2 its left edge. Completing a "
+            f"box scores it and you move again; more boxes wins. The edge drawn last shows as *."
+        )
+
+    def board_view(self, game: DotsAndBoxes) -> dict[str, Any]:
+        first, second = game.boxes
+        return {
+            "layout": "dots",
+            "rows": game.rows,
+            "cols": game.cols,
+            "edges": list(self._lattice.edge_cell),
+            "boxes": [first, second],
+        }
+
+    def render(self, game: DotsAndBoxes) -> str:
+        rules = self._lattice
+        lattice = game.state
+        last_cell = rules.edge_cell[game.last_move] if game.last_move is not None else None
         out = ["    " + "   ".join(_LETTERS[c] for c in range(rules.cols + 1))]
         for i in range(2 * rules.rows + 1):
             label = f"{i // 2 + 1:>2}  " if i % 2 == 0 else "    "
@@ -412,12 +429,12 @@ class DotsAndBoxes(Game):
                     owner = int(lattice[i, j])
                     cells.append(f" {self.marks[owner]} " if owner else "   ")
             out.append((label + "".join(cells)).rstrip())
-        first, second = self.boxes
+        first, second = game.boxes
         out.append(f"boxes: X {first}, O {second}")
         return "\n".join(out)
 
     def parse_move(self, text: str) -> int:
-        rules = self._rules
+        rules = self._lattice
         last_letter = _LETTERS[rules.cols]
         m = re.fullmatch(
             r"([a-z])\s*([0-9]{1,2})\s*-?\s*([a-z])\s*([0-9]{1,2})", text.strip().lower()
@@ -444,5 +461,4 @@ class DotsAndBoxes(Game):
         return action
 
     def format_move(self, action: int) -> str:
-        (r1, c1), (r2, c2) = self._rules.edge_dots[action]
-        return f"{_LETTERS[c1]}{r1 + 1}-{_LETTERS[c2]}{r2 + 1}"
+        return edge_name(action, self._lattice)

@@ -25,6 +25,7 @@ from .base import (
     grid_policy_permutations,
 )
 from .lines import MARKS_HELP, LineBoard, line_through
+from .view import GameView
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _MAX_SIZE = len(_LETTERS)
@@ -62,6 +63,12 @@ def _rules(size: int, n_in_row: int) -> _GridRules:
     return _GridRules(size, n_in_row)
 
 
+def point_name(action: int, size: int) -> str:
+    """The point of ``action`` on a ``size x size`` board as a person names it: ``c3``."""
+    row, col = divmod(action, size)
+    return f"{_LETTERS[col]}{size - row}"
+
+
 def _dilate(stones: int, stride: int) -> int:
     """Every point next to (or on) a stone, spare bits and bits off the board included."""
     row = stones | stones << 1 | stones >> 1
@@ -78,7 +85,6 @@ class Gomoku(Game):
 
     __slots__ = ("_first", "_rules", "_second")
     name = "gomoku"
-    marks: ClassVar[dict[int, str]] = {1: "X", -1: "O", 0: "."}
     rollout_knowledge: ClassVar[bool] = True
 
     def __init__(self, size: int = 15, n_in_row: int = 5) -> None:
@@ -95,6 +101,10 @@ class Gomoku(Game):
     @property
     def size(self) -> int:
         return self._rules.size
+
+    @property
+    def n_in_row(self) -> int:
+        return self._rules.n_in_row
 
     @property
     def params(self) -> dict[str, int]:
@@ -118,7 +128,7 @@ class Gomoku(Game):
         )
 
     def illegal_reason(self, action: int) -> str:
-        return f"{self.name}: {self.format_move(action)} is already taken"
+        return f"{self.name}: {point_name(action, self.size)} is already taken"
 
     def ending_moves(self) -> list[int]:
         if self.score is not None:
@@ -259,32 +269,6 @@ class Gomoku(Game):
                 return moves
         return self.available_moves
 
-    # ---------------------------------------------------------------- for people
-    @property
-    def title(self) -> str:
-        return "Gomoku"
-
-    @property
-    def full_title(self) -> str:
-        size = self.size
-        return f"{self.title} {size}x{size}, {self._rules.n_in_row} in a row"
-
-    @property
-    def notation(self) -> str:
-        return "a point like b2, or column,row like 2,2"
-
-    @property
-    def move_help(self) -> str:
-        size = self.size
-        return (
-            f"Type a point: its column letter a-{_LETTERS[size - 1]} and its row number "
-            f"1-{size} from the bottom, like b2, or the two numbers column,row like 2,2. "
-            f"{self._rules.n_in_row} in a row wins. " + MARKS_HELP
-        )
-
-    def board_view(self) -> dict[str, Any]:
-        return {"layout": "grid", "n_in_row": self._rules.n_in_row}
-
     # -------------------------------------------------------- views of the position
     @property
     def state(self) -> np.ndarray:
@@ -327,37 +311,34 @@ class Gomoku(Game):
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         return apply_symmetries(planes, policy, DIHEDRAL_OPS, self._rules.sym_perms)
 
-    def winning_line(self) -> list[tuple[int, int]]:
-        if not self.score or self.last_move is None:
-            return []
-        row, col = divmod(self.last_move, self.size)
-        return line_through(self.state, row, col, self._rules.n_in_row)
 
-    def render(self) -> str:
-        """The board with letters and numbers; the last stone in parentheses, and once the
-        game is won the winning line in square brackets (the last stone with it)."""
-        size = self.size
-        board = self.state
-        letters = "   " + "".join(f" {_LETTERS[c]} " for c in range(size))
-        rows = [letters]
-        won = set(self.winning_line())
-        for r in range(size):
-            cells = []
-            for c in range(size):
-                mark = self.marks[int(board[r, c])]
-                if (r, c) in won:
-                    cells.append(f"[{mark}]")
-                elif self.last_move == r * size + c:
-                    cells.append(f"({mark})")
-                else:
-                    cells.append(f" {mark} ")
-            label = size - r
-            rows.append(f"{label:>2} " + "".join(cells) + f" {label}")
-        rows.append(letters)
-        return "\n".join(rows)
+class GomokuView(GameView[Gomoku]):
+    """Points named by a column letter and a row number from the bottom, as on a Go board."""
+
+    @property
+    def title(self) -> str:
+        return "Gomoku"
+
+    @property
+    def full_title(self) -> str:
+        size = self.start.size
+        return f"{self.title} {size}x{size}, {self.start.n_in_row} in a row"
+
+    @property
+    def notation(self) -> str:
+        return "a point like b2, or column,row like 2,2"
+
+    @property
+    def move_help(self) -> str:
+        size = self.start.size
+        return (
+            f"Type a point: its column letter a-{_LETTERS[size - 1]} and its row number "
+            f"1-{size} from the bottom, like b2, or the two numbers column,row like 2,2. "
+            f"{self.start.n_in_row} in a row wins. " + MARKS_HELP
+        )
 
     def parse_move(self, text: str) -> int:
-        size = self.size
+        size = self.start.size
         cleaned = text.strip().lower()
         if m := re.fullmatch(r"([a-z])\s*([0-9]{1,2})", cleaned):
             col = _LETTERS.index(m.group(1)) + 1
@@ -377,5 +358,36 @@ class Gomoku(Game):
         return (size - row) * size + (col - 1)
 
     def format_move(self, action: int) -> str:
-        row, col = divmod(action, self.size)
-        return f"{_LETTERS[col]}{self.size - row}"
+        return point_name(action, self.start.size)
+
+    def board_view(self, game: Gomoku) -> dict[str, Any]:
+        return {"layout": "grid", "n_in_row": game.n_in_row}
+
+    def winning_line(self, game: Gomoku) -> list[tuple[int, int]]:
+        if not game.score or game.last_move is None:
+            return []
+        row, col = divmod(game.last_move, game.size)
+        return line_through(game.state, row, col, game.n_in_row)
+
+    def render(self, game: Gomoku) -> str:
+        """The board with letters and numbers; the last stone in parentheses, and once the
+        game is won the winning line in square brackets (the last stone with it)."""
+        size = game.size
+        board = game.state
+        letters = "   " + "".join(f" {_LETTERS[c]} " for c in range(size))
+        rows = [letters]
+        won = set(self.winning_line(game))
+        for r in range(size):
+            cells = []
+            for c in range(size):
+                mark = self.marks[int(board[r, c])]
+                if (r, c) in won:
+                    cells.append(f"[{mark}]")
+                elif game.last_move == r * size + c:
+                    cells.append(f"({mark})")
+                else:
+                    cells.append(f" {mark} ")
+            label = size - r
+            rows.append(f"{label:>2} " + "".join(cells) + f" {label}")
+        rows.append(letters)
+        return "\n".join(rows)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .gomoku import Gomoku
+from .gomoku import Gomoku, GomokuView
 
 
 class TicTacToe(Gomoku):
@@ -26,6 +26,14 @@ class TicTacToe(Gomoku):
         return {}
 
     @property
+    def solvable(self) -> bool:
+        return True
+
+
+class TicTacToeView(GomokuView):
+    """Gomoku's notation, with marks in the cells of the board rather than on its points."""
+
+    @property
     def title(self) -> str:
         return "Tic-tac-toe"
 
@@ -33,9 +41,5 @@ class TicTacToe(Gomoku):
     def full_title(self) -> str:
         return self.title
 
-    @property
-    def solvable(self) -> bool:
-        return True
-
-    def board_view(self) -> dict[str, Any]:
+    def board_view(self, game: Gomoku) -> dict[str, Any]:
         return {"layout": "cells", "n_in_row": 3}

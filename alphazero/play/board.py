@@ -1,4 +1,4 @@
-"""Board drawing and styling: ``Game.render()``'s boards and the players' marks in ANSI colour,
+"""Board drawing and styling: ``GameView.render``'s boards and the players' marks in ANSI colour,
 when the output is a terminal that wants colour."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Style:
         return self.paint(mark, *styles, *(("bold", "underline") if last else ()))
 
     def board(self, text: str) -> str:
-        """Colour a ``Game.render()`` board: marks, the last move (in parentheses, or the
+        """Colour a ``GameView.render`` board: marks, the last move (in parentheses, or the
         ``*`` edge of Dots and Boxes), the winning line (in brackets) and the empty points."""
         if not self.color:
             return text

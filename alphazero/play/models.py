@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..config import ConfigError, config_data
-from ..games import make
+from ..games import make, view_for
 from ..games.base import GameError
 from .options import DEFAULT_GAME
 
@@ -95,6 +95,6 @@ def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str 
     play = f"`python play.py{game_option} --model {RUNS_DIR / config.stem}`"
     looked = " or ".join(str(d) for d in pretrained_dirs())
     return (
-        f"no {game.title} model yet (none in {looked} for this board): train one with "
+        f"no {view_for(game).title} model yet (none in {looked} for this board): train one with "
         f"{train}, then play it with {play} (or play a baseline: --p2 uct:2000)"
     )

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ..evaluation.player_specs import SPEC_FORMS
-from ..games import GAMES, game_params, make
+from ..games import GAMES, game_params, make, view_for
 from ..network.engines import ENGINES
 from .records import SAVE_HELP, records_problem
 from .text import fill, terminal_width, two_columns
@@ -89,9 +89,9 @@ def games_help() -> tuple[str, tuple[tuple[str, str], ...]]:
     rows = []
     for name in sorted(GAMES, key=lambda n: n != DEFAULT_GAME):
         params = ",".join(f"{key}={value}" for key, value in game_params(name).items())
-        game = make(name)
+        view = view_for(make(name))
         spec = f"{name}:{params}" if params else name
-        rows.append((spec, f"{game.title}; a move is {game.notation}"))
+        rows.append((spec, f"{view.title}; a move is {view.notation}"))
     rows.append(SHORT_NAMES_HELP)
     return "games (--game NAME or NAME:key=value,..., here with the defaults):", tuple(rows)
 

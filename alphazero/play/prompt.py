@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TextIO, TypeVar
 
+from ..games import view_for
 from ..games.base import Game, GameError, MoveParseError
 from .text import printable
 
@@ -69,6 +70,7 @@ def ask_move(
     """
     commands = commands or {}
     has_help = "help" in commands
+    view = view_for(game)
     while True:
         line = reader.read(prompt)
         if line is None:
@@ -87,7 +89,7 @@ def ask_move(
                 return answer
             continue
         try:
-            action = game.parse_move(text)
+            action = view.parse_move(text)
             game.sim_move(action)  # raises with the reason when the move is illegal
         except MoveParseError as error:
             say(f"{reason(error, game)}; or type help" if has_help else reason(error, game))

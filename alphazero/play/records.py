@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..games import view_for
 from ..games.base import Game
 from ..training.atomic import atomic_write_text
 
@@ -51,7 +52,8 @@ class GameRecord:
     ) -> GameRecord:
         """The record of the game from ``start`` through ``actions``; ``final`` is the last
         position if the game was played to the end (else it was abandoned)."""
-        marks = start.marks
+        view = view_for(start)
+        marks = view.marks
         record = cls(
             game=start.name,
             params=dict(start.params),
@@ -60,7 +62,7 @@ class GameRecord:
         )
         position = start
         for action in actions:
-            record.moves.append(position.format_move(action))
+            record.moves.append(view.format_move(action))
             position = position.sim_move(action)
         if final is not None and final.score is not None:
             record.score = int(final.score)

@@ -11,10 +11,11 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..evaluation.model_search import PlaySearch
 from ..evaluation.players import ModelPlayer, Player, Thought
+from ..games import GameView, view_for
 from ..games.base import Game, GameError
 from ..training.checkpoints import CheckpointError
 from .board import Style
@@ -40,19 +41,20 @@ THOUGHTS_HELP = (
 )
 
 
-def game_help(game: Game, width: int = 80) -> str:
-    """The ``help`` text: the notation of ``game`` and the commands, wrapped to ``width``."""
+def game_help(view: GameView[Any], width: int = 80) -> str:
+    """The ``help`` text: the notation of ``view``'s game and the commands, wrapped to
+    ``width``."""
     return "\n".join(
-        fill(paragraph, width) for paragraph in (game.move_help, COMMANDS_HELP, THOUGHTS_HELP)
+        fill(paragraph, width) for paragraph in (view.move_help, COMMANDS_HELP, THOUGHTS_HELP)
     )
 
 
-def box_score(game: Game) -> str | None:
+def box_score(game: Game, view: GameView[Any]) -> str | None:
     """``boxes: X 1, O 0`` in a game that counts boxes (Dots and Boxes); else None."""
     boxes = getattr(game, "boxes", None)
     if boxes is None:
         return None
-    return f"boxes: {game.marks[1]} {boxes[0]}, {game.marks[-1]} {boxes[1]}"
+    return f"boxes: {view.marks[1]} {boxes[0]}, {view.marks[-1]} {boxes[1]}"
 
 
 class HintModel:
@@ -122,8 +124,8 @@ class Undo:
 class Session:
     """Games between a person and another player (or two people) at the terminal.
 
-    ``new_game`` makes the starting position. ``names`` shows players by ``id``. Output goes
-    to ``out``; input comes from ``reader``.
+    ``new_game`` makes the starting position, always of one board, which ``view`` shows.
+    ``names`` shows players by ``id``. Output goes to ``out``; input comes from ``reader``.
     """
 
     def __init__(
@@ -140,6 +142,7 @@ class Session:
         width: int | None = None,
     ) -> None:
         self.new_game = new_game
+        self.view = view_for(new_game())
         self._width = width
         """Columns to wrap help and thoughts to; None: the terminal's, asked each time (it
         may have been resized)."""
@@ -180,11 +183,11 @@ class Session:
         return self.names.get(id(player), player.name)
 
     def show_board(self, game: Game) -> None:
-        self.say("", self.style.board(game.render()), "")
+        self.say("", self.style.board(self.view.render(game)), "")
 
     def label(self, game: Game, player: int) -> str:
         """``X (you)``, ``O (random)``: the mark in colour and who plays it."""
-        mark = game.marks[player]
+        mark = self.view.marks[player]
         return f"{self.style.mark(mark)} ({self.name(self._seats[player])})"
 
     def announce(self, game: Game, player: int) -> str:
@@ -192,7 +195,7 @@ class Session:
         name = self.name(self._seats[player])
         if name == "you":
             return "you play"
-        return f"{name} ({self.style.mark(game.marks[player])}) plays"
+        return f"{name} ({self.style.mark(self.view.marks[player])}) plays"
 
     # ------------------------------------------------------------------ games
     def play(self, first: Player, second: Player, games: int | None = None) -> int:
@@ -264,10 +267,11 @@ class Session:
         game = self.new_game()
         self._start, self._seats, self._history = game, seats, []
         history = self._history
+        view = self.view
         self.say_wrapped(
-            f"{game.full_title}: {self.label(game, 1)} against {self.label(game, -1)}; "
-            f"{game.marks[1]} moves first.",
-            f"Type a move ({game.notation}), or help, hint, undo, quit.",
+            f"{view.full_title}: {self.label(game, 1)} against {self.label(game, -1)}; "
+            f"{view.marks[1]} moves first.",
+            f"Type a move ({view.notation}), or help, hint, undo, quit.",
         )
         shown: Game | None = None
         while game.score is None:
@@ -282,7 +286,7 @@ class Session:
                     del history[answer.index :]
                     continue
                 action = answer
-                self.say(f"{self.announce(game, game.player)} {game.format_move(action)}")
+                self.say(f"{self.announce(game, game.player)} {view.format_move(action)}")
             else:
                 action = self.machine_move(mover, game)
             history.append((game, action))
@@ -296,8 +300,8 @@ class Session:
     def again_line(self, game: Game) -> str:
         """Said when a move leaves the same player to move (a box completed in Dots and
         Boxes), so that a run of moves by one player reads as such."""
-        mark = game.marks[game.player]
-        score = box_score(game)
+        mark = self.view.marks[game.player]
+        score = box_score(game, self.view)
         if score is None:
             return f"  {mark} moves again"
         return f"  {mark} completes a box ({score}) and moves again"
@@ -318,7 +322,7 @@ class Session:
         finally:
             if self._live:
                 self.out.write("\r\x1b[K")
-        self.say(f"{self.announce(game, game.player)} {game.format_move(action)}")
+        self.say(f"{self.announce(game, game.player)} {self.view.format_move(action)}")
         if thought is not None and self.show_thoughts:
             self.say_wrapped(*format_thought(thought, "its search", "its outlook"))
         return action
@@ -331,7 +335,7 @@ class Session:
             text = f"result: {self.label(game, game.score)} wins"
             if self.name(self._seats[game.score]) == "you":
                 text += " - well played!"
-        score = box_score(game)
+        score = box_score(game, self.view)
         if score is not None:
             text += f" ({score})"
         return text
@@ -339,9 +343,9 @@ class Session:
     def moves_line(self) -> str:
         if not self._history:
             return "moves: none yet"
-        marks = self._history[0][0].marks
+        view = self.view
         return "moves: " + ", ".join(
-            f"{marks[position.player]} {position.format_move(action)}"
+            f"{view.marks[position.player]} {view.format_move(action)}"
             for position, action in self._history
         )
 
@@ -352,7 +356,7 @@ class Session:
         Commands are answered here; anything else gets a short reason and the prompt again
         (``ask_move``). Raises ``Leave`` on ``quit`` and at the end of input.
         """
-        mark = game.marks[game.player]
+        mark = self.view.marks[game.player]
         who = self.name(self._seats[game.player])
         prompt = f"your move ({mark}): " if who == "you" else f"{who} to move ({mark}): "
 
@@ -360,7 +364,7 @@ class Session:
             raise Leave("quit")
 
         commands: dict[str, Callable[[], Undo | None]] = {
-            "help": lambda: self.say(game_help(game, self.width())),
+            "help": lambda: self.say(game_help(self.view, self.width())),
             "hint": lambda: self.give_hint(game),
             "undo": lambda: self.undo(game),
             "moves": lambda: self.say(self.moves_line()),
@@ -379,10 +383,10 @@ class Session:
             self.say("nothing to undo: you have not moved yet")
             return None
         taken = self._history[index:]
-        marks = game.marks
+        view = self.view
         self.say(
             f"took back {len(taken)} move{'s' if len(taken) > 1 else ''}: "
-            + ", ".join(f"{marks[p.player]} {p.format_move(a)}" for p, a in taken)
+            + ", ".join(f"{view.marks[p.player]} {view.format_move(a)}" for p, a in taken)
         )
         return Undo(index)
 

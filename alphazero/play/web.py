@@ -42,6 +42,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..games import view_for
 from ..games.base import GameError
 from ..training.checkpoints import CheckpointError
 from .models import default_model, how_to_train
@@ -412,7 +413,7 @@ def serve(args: argparse.Namespace) -> int:
             return fail(one_line(error))
         url = page_url(host, server.server_address[1])
         print(
-            f"{app.default.new_game().full_title} in the browser: {url}  (Ctrl-C stops)",
+            f"{view_for(app.default.new_game()).full_title} in the browser: {url}  (Ctrl-C stops)",
             flush=True,
         )
         if not args.no_browser:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..evaluation.players import Thought
-from ..games import make
+from ..games import make, view_for
 from ..games.base import Game
 
 
@@ -31,7 +31,7 @@ class GameChoice:
     def to_json(self) -> dict[str, Any]:
         return {
             "spec": self.spec,
-            "title": self.new_game().full_title,
+            "title": view_for(self.new_game()).full_title,
             "model": None if self.model is None else shown_path(self.model),
         }
 
@@ -48,8 +48,9 @@ def shown_path(path: Path) -> str:
 
 
 def board_json(game: Game) -> dict[str, Any]:
-    """What the page draws a position from: the layout (``Game.board_view``), the board
+    """What the page draws a position from: the layout (``GameView.board_view``), the board
     (absolute: +1 the first player's), whose move, the legal moves and every move's name."""
+    view = view_for(game)
     return {
         "name": game.name,
         "board": game.state.tolist(),
@@ -57,10 +58,10 @@ def board_json(game: Game) -> dict[str, Any]:
         "score": game.score,
         "legal": game.available_moves,
         "last_move": game.last_move,
-        "labels": [game.format_move(a) for a in range(game.num_actions)],
+        "labels": [view.format_move(a) for a in range(game.num_actions)],
         "key": ",".join(str(part) for part in game.key()),
-        "winning_line": game.winning_line(),
-        **game.board_view(),
+        "winning_line": view.winning_line(game),
+        **view.board_view(game),
     }
 
 
@@ -71,7 +72,7 @@ def thought_json(thought: Thought, game: Game, ply: int, kind: str) -> dict[str,
         "ply": ply,
         "player": game.player,
         "chosen": thought.action,
-        "chosen_move": game.format_move(thought.action),
+        "chosen_move": view_for(game).format_move(thought.action),
         "moves": [
             {
                 "action": int(m.action),

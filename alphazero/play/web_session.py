@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..evaluation.players import ModelPlayer
+from ..games import view_for
 from ..games.base import Game, GameError, MoveParseError
 from .options import DEFAULT_CACHE
 from .prompt import reason
@@ -271,7 +272,7 @@ class PlaySession:
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUERY:
             raise RequestError(HTTPStatus.BAD_REQUEST, "move must be a move's name, like d4")
         try:
-            return game.parse_move(text)
+            return view_for(game).parse_move(text)
         except MoveParseError as error:
             raise RequestError(HTTPStatus.UNPROCESSABLE_ENTITY, reason(error, game)) from None
 
@@ -322,6 +323,7 @@ class PlaySession:
     def state(self) -> dict[str, Any]:
         """Everything the page shows; called with ``lock`` held."""
         game = self.game
+        view = view_for(game)
         moves = []
         for number, (position, action) in enumerate(self.history):
             after = self.history[number + 1][0] if number + 1 < len(self.history) else game
@@ -329,7 +331,7 @@ class PlaySession:
                 {
                     "player": position.player,
                     "action": action,
-                    "move": position.format_move(action),
+                    "move": view.format_move(action),
                     "again": after.score is None and after.player == position.player,
                 }
             )
@@ -340,7 +342,7 @@ class PlaySession:
             turn -= 1
         last_turn = [action for _, action in self.history[turn:]]
         completed: list[tuple[int, int]] = []
-        if game.board_view()["layout"] == "dots" and last_turn:
+        if view.board_view(game)["layout"] == "dots" and last_turn:
             before, now = self.history[turn][0].state, game.state
             completed = [
                 (int(r), int(c))
@@ -351,7 +353,7 @@ class PlaySession:
         return {
             "session": self.id,
             "version": self.version,
-            "title": game.full_title,
+            "title": view.full_title,
             "spec": settings.choice.spec,
             "first": settings.first,
             "sims": settings.simulations,

@@ -128,8 +128,7 @@ class Node:
         if game is None:
             mother = self.mother
             assert mother is not None and self.action is not None, "a root needs its position"
-            game = mother.game.copy()
-            game._apply(self.action)
+            game = mother.game.sim_legal_move(self.action)
             self._game = game
         return game
 
@@ -195,7 +194,7 @@ class Node:
         return sum(c.V * c.N for c in visited) / n
 
     def __repr__(self) -> str:
-        move = "root" if self.action is None else self.game.format_move(self.action)
+        move = "root" if self.action is None else f"action {self.action}"
         return (
             f"Node({move} N={self.N} V={self.V:+.3f} prob={self.prob:.3f} "
             f"outcome={self.outcome} children={len(self.children)})"
