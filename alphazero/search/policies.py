@@ -12,9 +12,10 @@ the same for both:
   Gumbel-top-k sampled moves at the root, the improved policy's deterministic choice below,
   the halving's survivor as the move and the improved policy as the target.
 
-``make_policy(params)`` picks the one ``params.algorithm`` names. ``search`` runs many roots
-at once and returns a ``SearchOutput``; self-play begins each root's search itself, as its
-games move on one by one (``SearchPolicy.begin``, ``batched.search_step``).
+``make_policy(params)`` picks the one ``params.algorithm`` names; another policy is passed to
+``search`` as ``policy``. ``search`` runs many roots at once and returns a ``SearchOutput``;
+self-play begins each root's search itself, as its games move on one by one
+(``SearchPolicy.begin``, ``batched.search_step``).
 """
 
 from __future__ import annotations
@@ -152,6 +153,7 @@ def search(
     *,
     tau: float = 0.0,
     explore: bool = False,
+    policy: SearchPolicy | None = None,
 ) -> SearchOutput:
     """Search every root (one network call per step for all of them) and choose its move.
 
@@ -160,10 +162,11 @@ def search(
     every root or one per root (see ``puct_policy`` and ``gumbel_policy`` for what they
     count). ``rng`` breaks ties and, with ``tau`` above 0, samples the moves by visits;
     ``explore`` adds the policy's root noise (PUCT's Dirichlet noise, Gumbel's sampling at
-    the root). The default, no noise and ``tau`` 0, is how a model plays.
+    the root). The default, no noise and ``tau`` 0, is how a model plays. ``policy`` is the
+    search policy; by default the one ``params.algorithm`` names.
     """
     counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
-    policy = make_policy(params)
+    policy = policy if policy is not None else make_policy(params)
     searches = [
         policy.begin(root, n, rng, recorded=explore, sampled=explore)
         for root, n in zip(roots, counts, strict=True)
