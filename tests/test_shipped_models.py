@@ -18,6 +18,7 @@ from alphazero.training.checkpoints import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "checkpoints" / "pretrained").iterdir() if p.is_dir())
+IN_PROGRESS = sorted(p for p in (ROOT / "checkpoints" / "in_progress").glob("*") if p.is_dir())
 
 
 def test_every_game_in_the_issue_has_a_shipped_folder():
@@ -36,6 +37,21 @@ def test_shipped_run_is_complete_and_records_its_cost(folder):
     named += [metadata["resume"]] if "resume" in metadata else []  # format 2: the resume point
     for name in named:
         assert (folder / name).is_file(), name  # everything --resume needs is there
+
+
+@pytest.mark.parametrize(
+    "folder", SHIPPED + IN_PROGRESS, ids=lambda p: p.parent.name + "/" + p.name
+)
+def test_a_committed_run_loads_with_this_code_what_its_resume_needs(folder):
+    """The checkpoint ``--resume`` reads: the resume point with its optimizer's state, for the
+    run's game and network, and the replay buffer, with the run's config read strictly."""
+    run = RunDir.open(folder)
+    config = run.load_config()
+    model, buffer, metadata = run.load()
+    game = make(config.game.name, **config.game.params)
+    assert int(model.optimizer.iterations.numpy()) == metadata["train_steps"] > 0
+    assert buffer.plane_shape == game.plane_shape and len(buffer) > 0
+    assert buffer.total_added == metadata["positions"]
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
