@@ -17,9 +17,6 @@ SHIPPED_FILES = re.compile(
     r"|resume_[0-9]{4,}\.keras|buffer_[0-9]{4,}\.npz"
 )
 FOLDER_BUDGET = 15 * 2**20
-OVER_BUDGET_UNTIL_THE_BUFFER_FORMAT_SHRINKS = {"gomoku_8x8"}
-
-
 def committed(folder: Path) -> list[str]:
     """The files git tracks under ``folder`` (what a clone gets), relative to it."""
     out = subprocess.run(
@@ -65,8 +62,7 @@ def test_a_shipped_model_holds_only_what_play_and_resume_read(name):
     assert all(SHIPPED_FILES.fullmatch(f) for f in files), files
     assert {"best.keras", "config.yaml", "metadata.json", "metrics.jsonl"} <= set(files)
     size = sum((folder / f).stat().st_size for f in files)
-    if name not in OVER_BUDGET_UNTIL_THE_BUFFER_FORMAT_SHRINKS:
-        assert size <= FOLDER_BUDGET, f"{name}: {size / 2**20:.1f} MiB"
+    assert size <= FOLDER_BUDGET, f"{name}: {size / 2**20:.1f} MiB"
 
 
 def test_the_python_version_is_stated_alike():
