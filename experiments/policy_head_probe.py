@@ -1,8 +1,9 @@
 """Does a wider policy head fit self-play targets better? A supervised probe on a run's buffer.
 
-Fresh networks that differ only in ``network.policy_channels`` are fitted to the same replay
-buffer from the same seed, with the same batches; the buffer's newest ``--held-out`` examples
-(by insertion order, so mostly whole games the fit never sees) are held out. Printed at each
+Fresh networks that differ only in their policy head's channels (``build_network``'s
+``policy_channels``) are fitted to the same replay buffer from the same seed, with the same
+batches; the buffer's newest ``--held-out`` examples (by insertion order, so mostly whole
+games the fit never sees) are held out. Printed at each
 quarter of ``--steps``: the held-out policy cross-entropy against the search's visit
 distribution, the share of held-out positions where the network's top move is the search's,
 and the process CPU so far. No solved positions are used.
@@ -59,8 +60,10 @@ def main() -> None:
     for channels in args.channels:
         keras.utils.set_random_seed(0)
         rng = np.random.default_rng(0)
-        shape = NetworkConfig(value_channels=args.value_channels, policy_channels=channels)
-        model = build_network(tuple(planes.shape[1:]), policies.shape[1], shape)
+        shape = NetworkConfig(value_channels=args.value_channels)
+        model = build_network(
+            tuple(planes.shape[1:]), policies.shape[1], shape, policy_channels=channels
+        )
         trainer = Trainer(model, TrainConfig(batch_size=256, learning_rate=1e-3))
         start = time.process_time()
         for step in range(1, args.steps + 1):

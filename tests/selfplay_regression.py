@@ -8,8 +8,8 @@ games a seed gives, and say so in the commit). The network is the fixed linear o
 search alone.
 
 Each case covers a piece of the loop: PUCT with root noise and temperature, playout cap
-randomisation, random openings, resignation with playthroughs, the value-target mix, several
-leaves per tree, Gumbel search, the evaluation cache.
+randomisation, random openings, resignation with playthroughs, the value-target mix, Gumbel
+search, the evaluation cache.
 """
 
 from __future__ import annotations
@@ -77,9 +77,9 @@ CASES: dict[str, Callable[[], Any]] = {
          "full_search_share": 0.5, "random_opening_share": 0.5, "random_opening_moves": 6,
          "value_target_mix": 0.25, "augment": False},
     ),
-    "tictactoe puct leaves, resignation": lambda: _games(
+    "tictactoe puct resignation": lambda: _games(
         "tictactoe", {}, 8, 2,
-        {"simulations": 32, "leaves_per_tree": 3},
+        {"simulations": 32},
         {"games_per_iteration": 8, "parallel_games": 8, "temperature_moves": 2,
          "resign_threshold": -0.3, "resign_playthrough": 0.5},
     ),

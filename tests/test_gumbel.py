@@ -46,7 +46,7 @@ def gumbel_search(nodes, policy, simulations, params, rng) -> list[RootSearch]:
 
 
 def gumbel_choice(root: RootSearch):
-    return root.choose(0.0, np.random.default_rng(0), None)
+    return root.choose(0.0, np.random.default_rng(0))
 
 
 def test_halving_visits_every_considered_move_then_the_better_half():
@@ -191,7 +191,6 @@ def test_the_improved_policy_is_softmax_of_logits_plus_sigma():
 @pytest.mark.parametrize(
     ("section", "key", "value", "problem"),
     [
-        ("search", "leaves_per_tree", 2, "must be 1 with algorithm: gumbel"),
         ("selfplay", "fast_simulations", 1, "must be >= 2"),
     ],
 )

@@ -405,27 +405,6 @@ def test_symmetric_policy_refuses_symmetries_that_are_not_permutations():
         symmetric_policy(lambda planes: (planes, planes), Blanking())
 
 
-def test_sampling_with_a_value_cutoff_skips_moves_valued_well_below_the_most_visited():
-    root = search(make("connect4"), simulations=100)
-    for child in root.children.values():  # a search that found one poor move among good ones
-        child.N, child.V = 10, 0.1
-    root.children[3].N, root.children[3].V = 40, 0.2
-    root.children[0].V = -0.5
-
-    def picks(cutoff):
-        chosen: dict[int, int] = {}
-        for seed in range(300):
-            choice = root.next(1.0, np.random.default_rng(seed), value_cutoff=cutoff)
-            choice.node.mother = root  # next() detaches the chosen child; put it back
-            chosen[choice.action] = chosen.get(choice.action, 0) + 1
-        return chosen
-
-    assert picks(None).get(0, 0) > 0
-    cut = picks(0.15)
-    assert 0 not in cut
-    assert set(cut) == set(range(1, 7))
-
-
 def test_a_dropped_search_tree_is_freed_by_reference_counting_alone():
     # A tree holds no reference cycle (mothers are weak references), so the search can keep
     # the garbage collector's full collections rare without keeping garbage.

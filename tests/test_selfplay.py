@@ -121,24 +121,6 @@ def test_cheap_searches_move_on_and_keep_the_network_batch_full():
     assert max(sizes) == 8
 
 
-def test_a_value_cutoff_keeps_sampled_blunders_out_of_the_games():
-    """Tic-tac-toe with every move sampled from the visits: the search's second-rate moves
-    decide many games. With the cutoff only moves valued about as well as the most visited
-    one are sampled, and the games are mostly the draws that best play gives."""
-
-    def draws(cutoff):
-        config = SelfPlayConfig(
-            parallel_games=40, temperature_moves=9, augment=False, temperature_value_cutoff=cutoff
-        )
-        search = SearchConfig(simulations=400, dirichlet_weight=0.0)
-        rng = np.random.default_rng(0)
-        _, stats = play_games(lambda: make("tictactoe"), uniform(9), 40, search, config, rng, False)
-        return stats.draws
-
-    assert draws(None) <= 34  # 31 of 40 (seeds 0-2: 25 to 31)
-    assert draws(0.1) >= 38  # 40
-
-
 def test_each_game_is_handed_over_with_its_examples_as_it_ends():
     """What lets Ctrl-C keep the games finished so far: they are out of play_games already."""
     arrived: list = []

@@ -42,11 +42,6 @@ def check_combinations(config: Config) -> None:
             f"train.min_positions ({config.train.min_positions}) is above replay.capacity "
             f"({config.replay.capacity}): training would never start"
         )
-    if config.search.algorithm == "gumbel" and config.search.leaves_per_tree > 1:
-        raise ConfigError(
-            "search.leaves_per_tree must be 1 with algorithm: gumbel (its schedule visits one "
-            "leaf of a tree at a time)"
-        )
     fast = config.selfplay.fast_simulations
     if fast is not None:
         if fast >= config.search.simulations:

@@ -32,6 +32,8 @@ REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
         "dirichlet_alpha_scaled": Removed(False, "never measured; the configs scale alpha by hand"),
         "gumbel_c_visit": Removed(50.0, _FIXED),
         "gumbel_c_scale": Removed(0.1, _FIXED),
+        "leaves_per_tree": Removed(1, "self-play batches whole games instead"),
+        "virtual_loss": Removed(1.0, _FIXED),
     },
     "selfplay": {
         "value_discount": Removed(1.0, _LOST),
@@ -39,6 +41,21 @@ REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
         "weak_side_share": Removed(0.0, _LOST),
         "weak_side_simulations": Removed(16, _LOST),
         "weak_side_random": Removed(0.0, _LOST),
+        "final_temperature": Removed(0.0, _FIXED),
+        "temperature_value_cutoff": Removed(None, _LOST),
+    },
+    "network": {
+        "policy_channels": Removed(2, _LOST),
+    },
+    "train": {
+        "optimizer": Removed("adam", "every run used Adam"),
+        "momentum": Removed(0.9, "it was SGD's"),
+        "value_loss_weight": Removed(1.0, _LOST),
+        "late_value_loss_weight": Removed(None, _LOST),
+        "late_value_from_step": Removed(0, _LOST),
+    },
+    "evaluation": {
+        "rollout_knowledge": Removed(False, "an opponent's spec asks for it: uct:1000:knowledge"),
     },
     "replay": {
         "window_exponent": Removed(0.75, _FIXED),

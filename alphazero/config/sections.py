@@ -39,8 +39,6 @@ class NetworkConfig:
     """Width of the value head's hidden dense layer."""
     value_channels: int = field(default=1, metadata=bounds(1, 1024))
     """Channels of the value head's 1x1 convolution (AlphaZero's has 1)."""
-    policy_channels: int = field(default=2, metadata=bounds(1, 1024))
-    """Channels of the policy head's 1x1 convolution."""
     l2: float = field(default=1e-4, metadata=bounds(0.0, 1.0))
     """Weight decay on every kernel."""
 
@@ -74,11 +72,10 @@ class SearchConfig:
     which improves the policy with far fewer simulations (8-32): the root samples
     ``gumbel_considered`` moves and halves them over the budget, the policy target is the
     improved policy, and the move played is the halving's survivor. Its Gumbel noise makes
-    that a sample for the first ``selfplay.temperature_moves`` moves (all of them with a
-    ``final_temperature`` above 0); later moves search without noise and play the best.
-    It uses no Dirichlet noise, virtual loss or ``temperature_value_cutoff``, and one leaf
-    per tree. The evaluation ladder and ``play.py --model RUN`` search the same way
-    (``params()``: the one ``SearchParams`` of the run)."""
+    that a sample for the first ``selfplay.temperature_moves`` moves; later moves search
+    without noise and play the best. It uses no Dirichlet noise. The evaluation ladder and
+    ``play.py --model RUN`` search the same way (``params()``: the one ``SearchParams`` of
+    the run)."""
     simulations: int = field(default=200, metadata=bounds(2, 1_000_000))
     """Simulations per move in self-play (with ``selfplay.fast_simulations``: per full search)."""
     c_puct: float = field(default=C_PUCT, metadata=bounds(0.0, 100.0, open_low=True))
@@ -87,10 +84,6 @@ class SearchConfig:
     """PUCT self-play: the Dirichlet noise's alpha at the root (smaller: spikier)."""
     dirichlet_weight: float = field(default=0.25, metadata=bounds(0.0, 1.0))
     """PUCT self-play: the share of the root's prior that is noise."""
-    leaves_per_tree: int = field(default=1, metadata=bounds(1, 256))
-    """Leaves selected per tree per network call, kept apart by a virtual loss."""
-    virtual_loss: float = field(default=1.0, metadata=bounds(0.0, 100.0))
-    """The loss a pending leaf counts as, so ``leaves_per_tree`` leaves of one tree differ."""
     gumbel_considered: int = field(default=16, metadata=bounds(1, 4096))
     """``gumbel``: moves sampled at the root (all of them when fewer are legal)."""
     evaluation_cache: int = field(default=0, metadata=bounds(0, 100_000_000))
@@ -105,8 +98,6 @@ class SearchConfig:
         return SearchParams(
             algorithm=self.algorithm,
             c_puct=self.c_puct,
-            leaves_per_tree=self.leaves_per_tree,
-            virtual_loss=self.virtual_loss,
             noise=RootNoise(self.dirichlet_alpha, self.dirichlet_weight),
             gumbel=GumbelParams(self.gumbel_considered),
         )
@@ -131,13 +122,6 @@ class SelfPlayConfig:
     iteration plays its games from start to end (runs from before the switch resume so)."""
     temperature_moves: int = field(default=10, metadata=bounds(0, 10_000))
     """Moves (of the whole game) played with temperature 1; later ones take the top move."""
-    final_temperature: float = field(default=0.0, metadata=bounds(0.0, 10.0))
-    """The temperature of moves after ``temperature_moves`` (0: the most visited move)."""
-    temperature_value_cutoff: float | None = field(default=None, metadata=bounds(0.0, 2.0))
-    """When a move is sampled (temperature above 0), leave out the moves whose search value is
-    more than this below the most visited move's (values in [-1, 1]; None: sample from every
-    move). A sampled blunder decides the game, and its result is then a wrong value target
-    for every position before it."""
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
     resign_threshold: float | None = field(default=None, metadata=bounds(-1.0, 0.0))
@@ -210,12 +194,8 @@ class TrainConfig:
     """Training steps after each iteration's self-play."""
     min_positions: int = field(default=1_000, metadata=bounds(0, 100_000_000))
     """No training until the buffer holds this many positions."""
-    optimizer: Literal["sgd", "adam"] = "adam"
-    """``adam``, or ``sgd`` with ``momentum``."""
     learning_rate: float = field(default=1e-3, metadata=bounds(0.0, 10.0, open_low=True))
-    """The optimizer's learning rate (the start of a schedule)."""
-    momentum: float = field(default=0.9, metadata=bounds(0.0, 1.0))
-    """``sgd``'s momentum."""
+    """Adam's learning rate (the start of a schedule)."""
     lr_schedule: Literal["constant", "cosine", "step"] = "constant"
     """``constant``; ``cosine``: down to ``lr_min_factor`` times the rate over
     ``lr_decay_steps``; ``step``: x0.1 every ``lr_decay_steps``."""
@@ -223,17 +203,6 @@ class TrainConfig:
     """Steps over which ``cosine`` decays, or between ``step`` drops (x0.1)."""
     lr_min_factor: float = field(default=0.1, metadata=bounds(0.0, 1.0))
     """``cosine``: the rate's floor, as a share of ``learning_rate``."""
-    value_loss_weight: float = field(default=1.0, metadata=bounds(0.0, 100.0))
-    """Weight of the win/draw/loss cross-entropy beside the policy's in the loss (AlphaGo Zero
-    weighs them equally; a larger weight asks more of the value head)."""
-    late_value_loss_weight: float | None = field(default=None, metadata=bounds(0.0, 100.0))
-    """The value's weight from optimizer step ``late_value_from_step`` on (None: the weight
-    never changes). On Connect Four, weight 2 from the start trailed the flagship; from
-    iteration 111 a branch of the flagship gained a little and a whole run did not, so
-    neither is in ``configs/connect4.yaml`` (docs/research/learning_speed/connect4.md)."""
-    late_value_from_step: int = field(default=0, metadata=bounds(0, 100_000_000))
-    """First optimizer step (counted over the whole run, as the learning-rate schedule is)
-    with ``late_value_loss_weight``."""
 
 
 @dataclass(frozen=True)
@@ -251,13 +220,12 @@ class EvaluationConfig:
     every: int = field(default=5, metadata=bounds(0, 1_000_000))
     """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
     opponents: list[str] = field(default_factory=lambda: ["uct:200", "uct:1000"])
-    """Player specs of the ladder, weakest first (see ``alphazero.evaluation.players``)."""
+    """Player specs of the ladder, weakest first (see ``alphazero.evaluation.players``;
+    ``uct:1000:knowledge`` gives a UCT or RAVE player the game's rollout knowledge)."""
     games: int = field(default=20, metadata=bounds(2, 100_000))
     """Games against each opponent, sides alternating."""
     simulations: int = field(default=100, metadata=bounds(2, 1_000_000))
     """The model's PUCT simulations per move in these games."""
-    rollout_knowledge: bool = False
-    """Give the UCT / RAVE opponents rollout knowledge (Gomoku, Dots and Boxes)."""
     solved_positions: bool = False
     """Measure the raw network on the game's solved positions every iteration (one batched
     call; only Connect Four 6x7 has them): how often its top move keeps the exact result and

@@ -35,8 +35,8 @@ def calibrate_ladder(
     ratings = {config.opponents[0]: 0.0}
     for weaker, stronger in zip(config.opponents, config.opponents[1:], strict=False):
         result = play_match(
-            make_player(stronger, game, seed=seed, knowledge=config.rollout_knowledge),
-            make_player(weaker, game, seed=seed + 1, knowledge=config.rollout_knowledge),
+            make_player(stronger, game, seed=seed),
+            make_player(weaker, game, seed=seed + 1),
             new_game,
             config.games,
             progress,
@@ -114,9 +114,7 @@ def evaluate(
     )
     results = {}
     for offset, spec in enumerate(config.opponents):
-        opponent = make_player(
-            spec, game, seed=seed + 1 + offset, knowledge=config.rollout_knowledge
-        )
+        opponent = make_player(spec, game, seed=seed + 1 + offset)
         results[spec] = play_match(player, opponent, new_game, config.games, progress)
     elo = ladder_elo(results, ladder)
     return {

@@ -61,14 +61,24 @@ def _bn(name: str) -> keras.layers.BatchNormalization:
     return keras.layers.BatchNormalization(name=name)
 
 
+POLICY_CHANNELS = 2
+"""Channels of the policy head's 1x1 convolution: AlphaZero's 2. Sixteen fitted held-out
+positions better in a supervised probe but trailed as a whole Connect Four run
+(docs/research/learning_speed/connect4.md), so every run has 2."""
+
+
 def build_network(
-    plane_shape: tuple[int, int, int], num_actions: int, config: NetworkConfig
+    plane_shape: tuple[int, int, int],
+    num_actions: int,
+    config: NetworkConfig,
+    *,
+    policy_channels: int = POLICY_CHANNELS,
 ) -> keras.Model:
     """A residual policy-value network for planes ``[H, W, C]`` and ``num_actions`` moves.
 
     Tower: 3x3 conv stem (``config.filters``) + BN + ReLU, then ``config.blocks`` residual
     blocks (conv-BN-ReLU-conv-BN, add the skip, ReLU). Policy head: 1x1 conv
-    (``config.policy_channels``; AlphaZero's is 2) BN ReLU, flatten, ``Dense(num_actions)``
+    (``policy_channels``, for experiments only) BN ReLU, flatten, ``Dense(num_actions)``
     -> logits, layer ``"policy"``. Value head: 1x1 conv
     (``config.value_channels``; AlphaZero's is 1) BN ReLU, flatten,
     ``Dense(config.value_hidden, relu)``, ``Dense(3)`` -> win / draw / loss logits, layer
@@ -101,7 +111,7 @@ def build_network(
         x = keras.layers.Add(name=f"block{i}_add")([x, skip])
         x = keras.layers.ReLU(name=f"block{i}_relu2")(x)
 
-    p = _conv(config.policy_channels, 1, l2, "policy_conv")(x)
+    p = _conv(policy_channels, 1, l2, "policy_conv")(x)
     p = _bn("policy_bn")(p)
     p = keras.layers.ReLU(name="policy_relu")(p)
     p = keras.layers.Flatten(name="policy_flatten")(p)

@@ -176,18 +176,24 @@ def check_shapes_fit(
 def check_network_matches(model: keras.Model, network: NetworkConfig, shown: str) -> None:
     """Raise ``CheckpointError`` if ``model``'s tower is not the one ``network`` describes.
 
-    A resumed run keeps its model, so an edited ``filters``, ``blocks``, ``value_hidden``,
-    ``value_channels`` or ``policy_channels`` would otherwise be ignored without a word.
-    (``l2`` is a training setting, not part of the shape: the training loop applies a
-    changed one to the loaded model.)
+    A resumed run keeps its model, so an edited ``filters``, ``blocks``, ``value_hidden`` or
+    ``value_channels`` would otherwise be ignored without a word. (``l2`` is a training
+    setting, not part of the shape: the training loop applies a changed one to the loaded
+    model.) The policy head must have the ``POLICY_CHANNELS`` every run has.
     """
-    from .model import network_shape  # TensorFlow: the model has loaded it already
+    from .model import POLICY_CHANNELS, network_shape  # TensorFlow: the model has loaded it
 
     saved = network_shape(model)
     if saved is None:
         return
+    if saved["policy_channels"] != POLICY_CHANNELS:
+        raise CheckpointError(
+            f"{shown}: the checkpoint's model has {saved['policy_channels']} policy channels, "
+            f"not the {POLICY_CHANNELS} of every run (a model of a finished study: it plays, "
+            f"but does not train on)"
+        )
     for key, value in saved.items():
-        wanted = getattr(network, key)
+        wanted = getattr(network, key, value)
         if wanted != value:
             raise CheckpointError(
                 f"{shown}: network.{key} is {wanted}, but the checkpoint's model has {value} "

@@ -30,8 +30,8 @@ class RootSearch:
     """Simulations still to run; ``search_step`` counts them down."""
     walk: Callable[[], list[Node]]
     """One simulation's selection: the path ``[root, ..., leaf]``, visits counted."""
-    choose: Callable[[float, np.random.Generator, float | None], Choice]
-    """Once the search is done, ``choose(tau, rng, value_cutoff)``: the move to play,
+    choose: Callable[[float, np.random.Generator], Choice]
+    """Once the search is done, ``choose(tau, rng)``: the move to play,
     detached with its subtree as the new root. PUCT samples by visits sharpened by
     temperature ``tau`` (``Node.next``); Gumbel's root noise has already decided."""
     leaves: int = 1

@@ -95,15 +95,11 @@ def by_visits(
     pool: list[NodeT],
     tau: float,
     rng: np.random.Generator,
-    value_cutoff: float | None = None,
 ) -> NodeT:
     """A child of ``pool`` by visit counts sharpened by temperature ``tau``.
 
     ``tau`` near 0 takes the most visited (ties broken at random); ``tau = 1`` samples in
-    proportion to visits. With ``value_cutoff``, sampling leaves out the visited moves whose
-    ``V`` is more than that below the most visited move's: a sampled blunder makes the
-    game's result a poor value target for every position before it (Leela Chess Zero's
-    temp-value-cutoff).
+    proportion to visits.
     """
     counts = np.array([c.N for c in pool], dtype=np.float64)
     if counts.max() <= 0:
@@ -111,12 +107,6 @@ def by_visits(
     if tau < 1e-3:
         top = np.flatnonzero(counts == counts.max())
         return pool[int(rng.choice(top))]
-    if value_cutoff is not None:
-        best = pool[int(np.argmax(counts))]
-        kept = [
-            i for i, c in enumerate(pool) if c is best or (c.N > 0 and c.V >= best.V - value_cutoff)
-        ]
-        pool, counts = [pool[i] for i in kept], counts[kept]
     weights = (counts / counts.max()) ** (1.0 / tau)
     return pool[int(rng.choice(len(pool), p=weights / weights.sum()))]
 

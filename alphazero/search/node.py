@@ -153,32 +153,23 @@ class Node:
         assert value is not None
         backup(path, value)
 
-    def next(
-        self,
-        tau: float = 1.0,
-        rng: np.random.Generator | None = None,
-        value_cutoff: float | None = None,
-    ) -> Choice:
+    def next(self, tau: float = 1.0, rng: np.random.Generator | None = None) -> Choice:
         """Pick the move to play from the visit counts sharpened by temperature ``tau``.
 
         A proven win is always taken (the quickest proven) and a move proven lost never is
         while another is not; at a proven loss the moves that hold out longest along the proofs
         found are played (``plies``: the opponent may have a quicker win left unproven).
         ``tau`` near 0 takes the most visited move (ties broken at random); ``tau = 1``
-        samples in proportion to visits. With ``value_cutoff``, sampling only considers the
-        visited moves whose value ``V`` (for this node's mover) is within ``value_cutoff``
-        of the most visited move's. The chosen child is detached
-        from this tree and becomes the new root, keeping its subtree.
+        samples in proportion to visits. The chosen child is detached from this tree and
+        becomes the new root, keeping its subtree.
 
         Returns the child, the search value of this position for the player to move here,
         and the visit distribution ``[num_actions]`` (the policy target).
         """
         rng = rng if rng is not None else np.random.default_rng()
         policy = visit_distribution(self)
-        if self.solved == 1.0:
-            chosen = quickest_win(self)
-        else:
-            chosen = by_visits(candidates(self), tau, rng, value_cutoff)
+        won = self.solved == 1.0
+        chosen = quickest_win(self) if won else by_visits(candidates(self), tau, rng)
         return detach(self, chosen, policy)
 
     # ------------------------------------------------------------------ queries

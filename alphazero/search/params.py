@@ -45,9 +45,6 @@ class SearchParams:
     """PUCT's exploration constant (``puct`` only)."""
     leaves_per_tree: int = 1
     """``puct``: leaves selected per tree per network call, kept apart by a virtual loss."""
-    virtual_loss: float = 1.0
-    """``puct`` with ``leaves_per_tree`` above 1: the loss a selected path holds until its
-    value is backed up."""
     noise: RootNoise = field(default_factory=RootNoise)
     """``puct``: the root noise of searches asked to explore (self-play's recorded moves)."""
     gumbel: GumbelParams = field(default_factory=GumbelParams)

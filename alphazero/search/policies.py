@@ -35,6 +35,12 @@ from .policy import Policy
 
 Begin = Callable[[Node, int, "np.random.Generator | None", bool, bool], RootSearch]
 
+VIRTUAL_LOSS = 1.0
+"""The loss a selected path holds until its value is backed up, when PUCT selects several
+leaves of one tree per network call (``leaves_per_tree``): a whole loss, so that the next
+selection of the step looks elsewhere. Self-play selects one; play may select several
+(``play.py --leaves``). No study varied it."""
+
 
 @dataclass(frozen=True)
 class SearchPolicy:
@@ -81,13 +87,13 @@ def _begin_puct(
 ) -> RootSearch:
     puct = functools.partial(puct_child, c_puct=params.c_puct)
     leaves = params.leaves_per_tree
-    loss = params.virtual_loss if leaves > 1 else 0.0
+    loss = VIRTUAL_LOSS if leaves > 1 else 0.0
     noise = None
     if recorded and rng is not None:
         noise = functools.partial(add_dirichlet_noise, noise=params.noise, rng=rng)
 
-    def choose(tau: float, choice_rng: np.random.Generator, cutoff: float | None) -> Choice:
-        return node.next(tau, choice_rng, cutoff)
+    def choose(tau: float, choice_rng: np.random.Generator) -> Choice:
+        return node.next(tau, choice_rng)
 
     walk = functools.partial(select, node, puct, puct, loss)
     return RootSearch(node, simulations, walk, choose, leaves, loss, noise)
@@ -118,7 +124,7 @@ def _begin_gumbel(
         simulations += 1
     root = GumbelRoot.start(node, simulations, params.gumbel, rng if sampled else None)
     walk = functools.partial(select, node, lambda _: root.select_action(), select_child)
-    return RootSearch(node, simulations, walk, lambda tau, rng, cutoff: gumbel_choice(root))
+    return RootSearch(node, simulations, walk, lambda tau, rng: gumbel_choice(root))
 
 
 def make_policy(params: SearchParams) -> SearchPolicy:
@@ -172,7 +178,7 @@ def search(
         for root, n in zip(roots, counts, strict=True)
     ]
     calls = run(searches, evaluator)
-    choices = [s.choose(tau, rng, None) for s in searches]
+    choices = [s.choose(tau, rng) for s in searches]
     num_actions = roots[0].game.num_actions if roots else 0
     return SearchOutput(
         actions=np.array([c.action for c in choices], dtype=np.int64),

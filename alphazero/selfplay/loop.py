@@ -296,7 +296,7 @@ def _begin_search(
     rng: np.random.Generator,
 ) -> None:
     """Begin the search for the move at ``slot.root`` (``moves.move_budget``); its move is
-    sampled in the opening or with a ``final_temperature``."""
+    sampled in the opening."""
     budget = moves.move_budget(search, selfplay, rng)
     slot.full = budget.recorded
     sampled = moves.temperature(selfplay, slot.moves) > 0
@@ -314,7 +314,7 @@ def _advance(
     assert search is not None
     slot.search = None
     tau = moves.temperature(selfplay, slot.moves)
-    choice = search.choose(tau, rng, selfplay.temperature_value_cutoff)
+    choice = search.choose(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
         slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
     slot.actions.append(int(choice.action))

@@ -71,8 +71,8 @@ def move_budget(
 
 def temperature(selfplay: SelfPlayConfig, moves: int) -> float:
     """The temperature of move number ``moves``: 1 in the opening (``temperature_moves``),
-    ``final_temperature`` after."""
-    return 1.0 if moves < selfplay.temperature_moves else selfplay.final_temperature
+    then 0, the most visited move."""
+    return 1.0 if moves < selfplay.temperature_moves else 0.0
 
 
 def resigns(selfplay: SelfPlayConfig, value: float, rng: np.random.Generator) -> tuple[bool, bool]:

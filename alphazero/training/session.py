@@ -167,7 +167,7 @@ class Session:
         trainer = Trainer(start.model, config.train)
         inference = InferenceModel(
             start.model,
-            max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
+            max_batch=config.selfplay.parallel_games,
             precision=config.search.inference_precision,
         )
         paused = _carried(run, config, start.paused, pending, game)

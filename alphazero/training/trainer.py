@@ -13,7 +13,6 @@ The optimizer is attached to the model with ``model.compile(optimizer=...)``, so
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 
 from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it comes first)
@@ -54,15 +53,9 @@ def make_schedule(config: TrainConfig) -> float | keras.optimizers.schedules.Lea
 
 
 def make_optimizer(config: TrainConfig) -> keras.optimizers.Optimizer:
-    """SGD (Nesterov momentum ``config.momentum``) or Adam (default betas) with the schedule."""
-    schedule = make_schedule(config)
-    if config.optimizer == "sgd":
-        return keras.optimizers.SGD(
-            learning_rate=schedule, momentum=config.momentum, nesterov=config.momentum > 0
-        )
-    if config.optimizer == "adam":
-        return keras.optimizers.Adam(learning_rate=schedule)
-    raise ValueError(f"unknown optimizer {config.optimizer!r}")
+    """Adam (Keras's default betas) with the learning-rate schedule of ``config``. Every run
+    here trained with Adam; SGD with momentum, AlphaZero's, was never tried on this scale."""
+    return keras.optimizers.Adam(learning_rate=make_schedule(config))
 
 
 def set_schedule(optimizer: keras.optimizers.Optimizer, config: TrainConfig) -> None:
@@ -84,17 +77,16 @@ def set_schedule(optimizer: keras.optimizers.Optimizer, config: TrainConfig) -> 
 
 # --------------------------------------------------------------------------- trainer
 class Trainer:
-    """Gradient steps on ``policy CE + w * win/draw/loss CE + L2`` for a ``build_network`` model
-    (``w`` is ``config.value_loss_weight``, or ``config.late_value_loss_weight`` from optimizer
-    step ``config.late_value_from_step`` on).
+    """Gradient steps on ``policy CE + win/draw/loss CE + L2`` for a ``build_network`` model:
+    the two heads weigh the same, as in AlphaGo Zero (a heavier value term did not win on
+    Connect Four: docs/research/learning_speed/connect4.md).
 
     If ``model`` is already compiled with an optimizer (as after ``keras.models.load_model``
     of a model saved by this project), that optimizer is reused, so its step count and slot
     variables resume exactly, and ``set_schedule`` gives it the learning rate of ``config``
-    (an edited ``config.yaml`` takes effect on ``--resume``). The saved optimizer kind and
-    momentum are kept (a warning says so if ``config`` asks for another optimizer).
-    Otherwise ``make_optimizer(config)`` is attached with ``model.compile``, so that
-    ``model.save`` stores its state.
+    (an edited ``config.yaml`` takes effect on ``--resume``). Otherwise
+    ``make_optimizer(config)`` is attached with ``model.compile``, so that ``model.save``
+    stores its state.
 
     The train step is one ``tf.function`` with a batch dimension of ``None``: batches of any
     size, including a short one, use the same single trace (``trace_count`` stays 1). It is
@@ -108,12 +100,6 @@ class Trainer:
         optimizer = getattr(model, "optimizer", None)
         if optimizer is None or not getattr(model, "compiled", False):
             model.compile(optimizer=make_optimizer(config))
-        elif type(optimizer).__name__.lower() != config.optimizer:
-            warnings.warn(
-                f"the model's saved {type(optimizer).__name__} optimizer is resumed; "
-                f"train.optimizer={config.optimizer!r} is ignored",
-                stacklevel=2,
-            )
         else:
             set_schedule(optimizer, config)
         self.optimizer: keras.optimizers.Optimizer = model.optimizer
@@ -162,8 +148,7 @@ class Trainer:
             losses = self.model.losses
             l2_loss = tf.add_n([tf.cast(x, tf.float32) for x in losses]) if losses else 0.0
             l2_loss = tf.convert_to_tensor(l2_loss, tf.float32)
-            value_weight = self._value_weight()
-            total_loss = policy_loss + value_weight * value_loss + l2_loss
+            total_loss = policy_loss + value_loss + l2_loss
         gradients = tape.gradient(total_loss, variables)
         self.optimizer.apply_gradients(zip(gradients, variables, strict=True))
         log_probs = tf.nn.log_softmax(logits)
@@ -177,22 +162,7 @@ class Trainer:
             "total_loss": total_loss,
             "policy_entropy": entropy,
             "learning_rate": learning_rate,
-            "value_loss_weight": value_weight,
         }
-
-    def _value_weight(self) -> tf.Tensor:
-        """The value term's weight for the step about to be taken (a scalar, float32).
-
-        Read from the optimizer's step count inside the traced step, like the learning rate,
-        so a resumed run switches at the same step as one that never stopped.
-        """
-        config = self.config
-        weight = tf.constant(config.value_loss_weight, tf.float32)
-        if config.late_value_loss_weight is None:
-            return weight
-        late = tf.constant(config.late_value_loss_weight, tf.float32)
-        step = tf.cast(self.optimizer.iterations, tf.int64)
-        return tf.where(step >= config.late_value_from_step, late, weight)
 
     def train_step(
         self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray
@@ -204,11 +174,9 @@ class Trainer:
         Returns ``policy_loss`` (mean softmax cross-entropy against ``policies``),
         ``value_loss`` (cross-entropy of the win/draw/loss head against the result),
         ``value_mse`` (squared error of ``P(win) - P(loss)``), ``l2_loss`` (sum of the
-        kernels' L2 penalties), ``total_loss`` (what the step minimizes: policy +
-        ``value_loss_weight`` x value + L2), ``policy_entropy`` (mean entropy
-        of the network's policy), ``learning_rate`` (the rate this step used) and
-        ``value_loss_weight`` (the weight this step used: ``late_value_loss_weight`` from
-        step ``late_value_from_step`` on). BatchNorm runs in training mode.
+        kernels' L2 penalties), ``total_loss`` (what the step minimizes: policy + value +
+        L2), ``policy_entropy`` (mean entropy of the network's policy) and ``learning_rate``
+        (the rate this step used). BatchNorm runs in training mode.
         """
         out = self._step(
             tf.convert_to_tensor(np.asarray(planes, dtype=np.float32)),
@@ -228,12 +196,11 @@ class Trainer:
         ``sample(n)`` returns ``(planes [n, H, W, C], policies [n, A], values [n])`` as in
         ``train_step``; returning fewer rows is fine (same trace, smaller batch). Shows a
         progress bar "train" with the running losses unless ``progress`` is False. Returns the
-        mean of each metric over the steps and the ``learning_rate`` and ``value_loss_weight``
-        of the last step;
-        an empty dict when ``steps`` is 0.
+        mean of each metric over the steps and the ``learning_rate`` of the last step; an
+        empty dict when ``steps`` is 0.
         """
         sums = dict.fromkeys(METRICS, 0.0)
-        learning_rate = value_weight = math.nan
+        learning_rate = math.nan
         done = self.steps_taken = 0
         with progress_bars.bar(steps, "train", "step", enabled=progress) as bar:
             for _ in range(steps):
@@ -243,7 +210,6 @@ class Trainer:
                 for name in METRICS:
                     sums[name] += metrics[name]
                 learning_rate = metrics["learning_rate"]
-                value_weight = metrics["value_loss_weight"]
                 done = self.steps_taken = done + 1
                 bar.update(1)
                 bar.set_postfix(
@@ -256,5 +222,4 @@ class Trainer:
             return {}
         result = {name: total / done for name, total in sums.items()}
         result["learning_rate"] = learning_rate
-        result["value_loss_weight"] = value_weight
         return result

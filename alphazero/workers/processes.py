@@ -103,7 +103,7 @@ class SelfPlayWorker:
         self.model = build_network(game.plane_shape, game.num_actions, config.network)
         self.inference = InferenceModel(
             self.model,
-            max_batch=config.selfplay.parallel_games * config.search.leaves_per_tree,
+            max_batch=config.selfplay.parallel_games,
             precision=config.search.inference_precision,
         )
         if warmup:  # trace every batch size now, while the learner sets up, not mid-game
