@@ -46,3 +46,21 @@ def test_a_field_without_a_docstring_is_reported():
         bare: int = 2
 
     assert config_reference.field_docs(Section) == {"documented": "Says what it does."}
+
+
+def test_every_section_names_settings_worth_trying_that_exist():
+    sections = [getattr(Config(), f.name) for f in dataclasses.fields(Config)]
+    for section in [s for s in sections if dataclasses.is_dataclass(s)] + [Config()]:
+        names = {f.name for f in dataclasses.fields(section)}
+        assert section.TRY_FIRST and set(section.TRY_FIRST) <= names, type(section).__name__
+
+
+def test_the_reference_lists_every_removed_switch_with_its_value():
+    from alphazero.config import REMOVED_SETTINGS
+
+    page = config_reference.render()
+    assert "Worth trying first: `search.algorithm`, `search.simulations`" in page
+    for section, keys in REMOVED_SETTINGS.items():
+        for key in keys:
+            assert f"| `{section}.{key}` | `" in page
+    assert "| `train.optimizer` | `adam` |" in page

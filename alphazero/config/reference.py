@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sections as config_module
+from .removed import REMOVED_SETTINGS, shown_off
 from .sections import Config
 
 SENTENCE_END = re.compile(r"(?<=[a-z0-9`)])\. (?=[A-Z`])")
@@ -160,6 +161,7 @@ def render() -> str:
         out.append(f"## `{section.name}`\n")
         if cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}("):  # not dataclass's
             out.append(_meaning(inspect.cleandoc(cls.__doc__)) + "\n")
+        out.append(_try_first(cls, f"{section.name}."))
         out.append("| key | default | allowed | meaning |\n| --- | --- | --- | --- |")
         for f in dataclasses.fields(cls):
             out.append(
@@ -168,9 +170,34 @@ def render() -> str:
             )
         out.append("")
     out.append("## Top level\n")
+    out.append(_try_first(Config, ""))
     out.append("| key | default | allowed | meaning |\n| --- | --- | --- | --- |")
     out += top
+    out.append("")
+    out += _removed()
     return "\n".join(out) + "\n"
+
+
+def _try_first(cls: type, prefix: str) -> str:
+    """The line naming the section's settings a user would reasonably try first."""
+    names = ", ".join(f"`{prefix}{name}`" for name in getattr(cls, "TRY_FIRST", ()))
+    return f"Worth trying first: {names}.\n" if names else ""
+
+
+def _removed() -> list[str]:
+    """The table of removed switches: a run folder that names one at its value still loads."""
+    out = [
+        "## Removed settings\n",
+        "Switches that are gone, each now always at the value shown. A config (a run folder's "
+        "`config.yaml` names every key) that sets one to that value loads as if it were absent; "
+        "any other value stops `train.py` and `--resume` with one line. The research record's "
+        "configs are read with `read_recorded_config`, which names such keys instead.\n",
+        "| key | always | why it went |\n| --- | --- | --- |",
+    ]
+    for section, keys in REMOVED_SETTINGS.items():
+        for key, removed in keys.items():
+            out.append(f"| `{section}.{key}` | `{shown_off(removed.off)}` | {removed.why} |")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,11 +25,12 @@ class Removed(NamedTuple):
 
 
 _LOST = "its study did not win: docs/research/learning_speed.md"
+_LOST_C4 = "its study did not win: docs/research/learning_speed/connect4.md"
 _FIXED = "no study varied it"
 
 REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
     "search": {
-        "dirichlet_alpha_scaled": Removed(False, "never measured; the configs scale alpha by hand"),
+        "dirichlet_alpha_scaled": Removed(False, "never measured: the configs scale alpha by hand"),
         "gumbel_c_visit": Removed(50.0, _FIXED),
         "gumbel_c_scale": Removed(0.1, _FIXED),
         "leaves_per_tree": Removed(1, "self-play batches whole games instead"),
@@ -42,17 +43,19 @@ REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
         "weak_side_simulations": Removed(16, _LOST),
         "weak_side_random": Removed(0.0, _LOST),
         "final_temperature": Removed(0.0, _FIXED),
-        "temperature_value_cutoff": Removed(None, _LOST),
+        "temperature_value_cutoff": Removed(
+            None, "its study did not win: docs/research/learning_speed/connect4_2025.md"
+        ),
     },
     "network": {
-        "policy_channels": Removed(2, _LOST),
+        "policy_channels": Removed(2, _LOST_C4),
     },
     "train": {
-        "optimizer": Removed("adam", "every run used Adam"),
-        "momentum": Removed(0.9, "it was SGD's"),
-        "value_loss_weight": Removed(1.0, _LOST),
-        "late_value_loss_weight": Removed(None, _LOST),
-        "late_value_from_step": Removed(0, _LOST),
+        "optimizer": Removed("adam", "every run used Adam; SGD was never tried"),
+        "momentum": Removed(0.9, "SGD's, which was never tried"),
+        "value_loss_weight": Removed(1.0, _LOST_C4),
+        "late_value_loss_weight": Removed(None, _LOST_C4),
+        "late_value_from_step": Removed(0, _LOST_C4),
     },
     "evaluation": {
         "rollout_knowledge": Removed(False, "an opponent's spec asks for it: uct:1000:knowledge"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 
@@ -20,6 +20,10 @@ from .typed import bounds, check_range
 class GameConfig:
     """Which game, built by ``alphazero.games.make(name, **params)``."""
 
+    # Each section's TRY_FIRST: the settings a user would reasonably try first, which the
+    # configuration reference names; the rest keep the values the shipped recipes found.
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("name", "params")
+
     name: str = "connect4"
     """The game's registered name: ``tictactoe``, ``connect4``, ``gomoku``, ``dots_and_boxes``."""
     params: dict[str, int] = field(default_factory=dict)
@@ -30,6 +34,8 @@ class GameConfig:
 @dataclass(frozen=True)
 class NetworkConfig:
     """The residual tower shared by every game."""
+
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("filters", "blocks")
 
     filters: int = field(default=64, metadata=bounds(1, 1024))
     """Channels of every convolution of the residual tower."""
@@ -65,6 +71,14 @@ class NetworkConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     """The search, for self-play and for playing."""
+
+    TRY_FIRST: ClassVar[tuple[str, ...]] = (
+        "algorithm",
+        "simulations",
+        "c_puct",
+        "dirichlet_alpha",
+        "evaluation_cache",
+    )
 
     algorithm: Literal["puct", "gumbel"] = "puct"
     """Self-play's search. ``puct``: AlphaZero's, the visit counts as the policy target.
@@ -106,6 +120,14 @@ class SearchConfig:
 @dataclass(frozen=True)
 class SelfPlayConfig:
     """Self-play: how many games, how moves are chosen, which positions become examples."""
+
+    TRY_FIRST: ClassVar[tuple[str, ...]] = (
+        "games_per_iteration",
+        "temperature_moves",
+        "fast_simulations",
+        "workers",
+        "backend",
+    )
 
     games_per_iteration: int = field(default=64, metadata=bounds(1, 1_000_000))
     """Self-play games played each iteration."""
@@ -161,6 +183,8 @@ run here used; only the window's start was studied."""
 class ReplayConfig:
     """The replay buffer of examples, and the window training samples from."""
 
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("capacity", "window_start")
+
     capacity: int = field(default=100_000, metadata=bounds(1, 100_000_000))
     """The buffer keeps the most recent ``capacity`` examples. With ``selfplay.augment`` every
     symmetric copy of a position is one of them: 2 a position in Connect Four, up to 8 on a
@@ -188,6 +212,8 @@ class ReplayConfig:
 class TrainConfig:
     """The training steps after each iteration's self-play."""
 
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("learning_rate", "lr_schedule", "steps_per_iteration")
+
     batch_size: int = field(default=256, metadata=bounds(1, 65_536))
     """Examples in one training step."""
     steps_per_iteration: int = field(default=100, metadata=bounds(0, 1_000_000))
@@ -209,6 +235,8 @@ class TrainConfig:
 class CheckpointConfig:
     """What the run folder keeps."""
 
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("keep_every",)
+
     keep_every: int = field(default=5, metadata=bounds(0, 1_000_000))
     """Keep the model of every k-th iteration (0: keep only latest and best)."""
 
@@ -216,6 +244,8 @@ class CheckpointConfig:
 @dataclass(frozen=True)
 class EvaluationConfig:
     """Matches against a fixed ladder of players that do not learn, during training."""
+
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("every", "opponents", "games")
 
     every: int = field(default=5, metadata=bounds(0, 1_000_000))
     """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
@@ -235,6 +265,8 @@ class EvaluationConfig:
 @dataclass(frozen=True)
 class Config:
     """A whole training run."""
+
+    TRY_FIRST: ClassVar[tuple[str, ...]] = ("iterations", "seed")
 
     game: GameConfig = field(default_factory=GameConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
