@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The error types come with numpy only (a fifth of a second); TensorFlow loads in train().
     from alphazero.config import ConfigError
-    from alphazero.training.checkpoints import CheckpointError, RunDir, TrainingDiverged
+    from alphazero.training.checkpoints import RunDir
+    from alphazero.training.run_errors import CheckpointError, TrainingDiverged
     from alphazero.workers import WorkerError
 
     run_dir: Path | None = args.run_dir
@@ -138,7 +139,8 @@ def _config_and_run_dir(args: argparse.Namespace) -> tuple[Config | None, Path]:
 
 def _warn_if_the_run_differs(config_path: Path, config: Config, run_dir: Path) -> None:
     """Say so when the settings in --config are not the ones the resumed run goes on with."""
-    from alphazero.training.checkpoints import CheckpointError, RunDir
+    from alphazero.training.checkpoints import RunDir
+    from alphazero.training.run_errors import CheckpointError
 
     try:
         saved = RunDir(run_dir).load_config()

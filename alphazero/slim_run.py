@@ -6,8 +6,8 @@ the resume point (``resume_NNNN.keras``, the newest model with its optimizer's s
 replay buffer it resumes with, cut to the examples training can still draw (its sampling
 window): no per-iteration models and no ``latest.keras``, which repeat weights held elsewhere.
 This is how a shipped model, or a long run committed between sittings, is kept.
-``--keep-models`` only drops the optimizer's state from every model file but the resume point
-(a folder of the first format gets its resume point first).
+``--keep-models`` keeps the per-iteration models and ``latest.keras``. A folder of format 1 is
+refused with the command that migrates it (``alphazero.migrate_run``).
 
 It holds the run's lock, so it refuses a folder that a trainer is writing. Every step is an
 atomic rename and ``metadata.json`` switches before any file it stops naming is deleted, so a
@@ -24,18 +24,13 @@ import sys
 from pathlib import Path
 
 from .games import make
+from .selfplay.pending import json_default
 from .training.atomic import atomic_write_text
 from .training.buffer_format import symmetry_tables
-from .training.checkpoints import (
-    BEST_FILE,
-    LATEST_FILE,
-    METADATA_FILE,
-    MODELS_DIR,
-    CheckpointError,
-    RunDir,
-    json_default,
-)
+from .training.checkpoints import RunDir, check_current
 from .training.replay_buffer import ReplayBuffer, ReplayBufferError
+from .training.run_errors import CheckpointError
+from .training.run_files import BEST_FILE, LATEST_FILE, METADATA_FILE, MODELS_DIR
 from .training.run_guard import RunLock
 from .training.run_metadata import check_usable_path
 
@@ -54,7 +49,8 @@ def slim_run(
         raise CheckpointError(f"{folder}: not a run folder with a checkpoint ({METADATA_FILE})")
     with RunLock(folder):
         run = RunDir(folder)
-        changed = run.drop_optimizer_states()
+        check_current(run.read_metadata(), run.path)
+        changed: list[str] = []
         if not keep_models:
             changed += _drop_models(run)
         if not whole_buffer:
@@ -68,6 +64,8 @@ def _cut_buffer(run: RunDir) -> list[str]:
     whether training runs at all). The window never grows faster than examples arrive, so
     the resumed run draws exactly the same batches. The names changed."""
     metadata = run.read_metadata()
+    if "positions" not in metadata:  # not a count every checkpoint has: the window is unknown
+        return []
     config = run.load_config()
     game = make(config.game.name, **config.game.params)
     file = run.path / metadata["buffer"]
@@ -123,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep-models",
         action="store_true",
-        help="keep the per-iteration models and latest.keras; only drop the optimizer's "
-        "state from every model file but the resume point",
+        help="keep the per-iteration models and latest.keras",
     )
     parser.add_argument(
         "--whole-buffer",

@@ -52,8 +52,9 @@ from alphazero.network.engines import ENGINES, EngineError
 from alphazero.network.model import InferenceModel
 from alphazero.report import SEARCH_MEASURES, ReportError, cpu_hours, read_metrics
 from alphazero.search import symmetric_policy
-from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.checkpoints import load_model
 from alphazero.training.metrics import append_jsonl
+from alphazero.training.run_errors import CheckpointError
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import ModelPlayer
 from alphazero.games import make
 from alphazero.games.base import Game
-from alphazero.training.checkpoints import CheckpointError
+from alphazero.training.run_errors import CheckpointError
 
 
 def history(run: Path) -> list[dict]:

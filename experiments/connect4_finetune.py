@@ -37,9 +37,10 @@ from alphazero.evaluation.solved_positions import evaluate_network, load_positio
 from alphazero.games import Game, make
 from alphazero.network import tf_setup  # first: imports TensorFlow without its start-up chatter
 from alphazero.network.model import InferenceModel, build_network
-from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.checkpoints import load_model
 from alphazero.training.interrupts import stop_on_ctrl_c
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
+from alphazero.training.run_errors import CheckpointError
 from alphazero.training.trainer import Trainer
 
 

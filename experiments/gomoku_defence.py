@@ -32,7 +32,7 @@ from tqdm import tqdm
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.players import ModelPlayer, PlayerSpecError, make_player
 from alphazero.games import Gomoku
-from alphazero.training.checkpoints import CheckpointError
+from alphazero.training.run_errors import CheckpointError
 
 
 def main() -> int:

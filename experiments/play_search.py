@@ -32,7 +32,8 @@ from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_LEAVES
-from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.checkpoints import load_model
+from alphazero.training.run_errors import CheckpointError
 
 
 def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:

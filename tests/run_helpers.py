@@ -1,13 +1,19 @@
 """Small run-folder pieces shared by the tests: a tiny trained model, a replay buffer of
-random examples, and configs of a run of a few seconds (tic-tac-toe throughout)."""
+random examples, configs of a run of a few seconds (tic-tac-toe throughout), and a run folder
+of format 1."""
 
 from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
 
 import keras
 import numpy as np
 
 from alphazero.config import config_from_dict
 from alphazero.games import make
+from alphazero.training.checkpoints import RunDir
 from alphazero.training.replay_buffer import ReplayBuffer
 
 GAME = make("tictactoe")
@@ -71,3 +77,38 @@ TINY = {
 
 def tiny_config(**overrides):
     return config_from_dict({**TINY, **overrides})
+
+
+def old_layout_run(path: Path, models: list[keras.Model]) -> RunDir:
+    """A run folder as format 1 left it after iteration 3 (iteration 2 kept and the best):
+    every model file holds its optimizer, the run resumes from ``models/iter_0003.keras``, and
+    its replay buffer (10 examples, values 300 to 309) is a file of buffer format 1."""
+    run = RunDir.create(path, make_config())
+    models[1].save(run.path / "models" / "iter_0002.keras")
+    models[2].save(run.path / "models" / "iter_0003.keras")
+    buffer = tiny_buffer(10, 300)
+    order = buffer._order()
+    np.savez_compressed(
+        run.path / "buffer_0003.npz",
+        format=np.int64(1),
+        capacity=np.int64(buffer.capacity),
+        total_added=np.int64(buffer.total_added),
+        planes=buffer._planes[order],
+        policies=buffer._policies[order],
+        values=buffer._values[order],
+    )
+    shutil.copyfile(run.path / "models" / "iter_0003.keras", run.path / "latest.keras")
+    shutil.copyfile(run.path / "models" / "iter_0002.keras", run.path / "best.keras")
+    metadata = {
+        "games": 3,
+        "positions": 10,
+        "game": "tictactoe",
+        "format": 1,
+        "iteration": 3,
+        "model": "models/iter_0003.keras",
+        "buffer": "buffer_0003.npz",
+        "best": "models/iter_0002.keras",
+        "kept_models": ["models/iter_0002.keras"],
+    }
+    (run.path / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
+    return run

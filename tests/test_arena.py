@@ -167,7 +167,7 @@ def test_a_person_is_no_player_of_the_evaluation():
 
 
 def test_model_spec_with_a_missing_file_is_a_one_line_error(tmp_path):
-    from alphazero.training.checkpoints import CheckpointError
+    from alphazero.training.run_errors import CheckpointError
 
     with pytest.raises(CheckpointError) as error:
         make_player(f"model:{tmp_path}/nothing.keras:50", make("connect4"))

@@ -17,8 +17,9 @@ from alphazero.games import make
 from alphazero.selfplay import paused as paused_module
 from alphazero.selfplay.loop import play_games, play_games_carrying
 from alphazero.selfplay.paused import PausedGame
-from alphazero.training.checkpoints import CheckpointError, RunDir
+from alphazero.training.checkpoints import RunDir
 from alphazero.training.loop import train
+from alphazero.training.run_errors import CheckpointError
 from alphazero.workers import LocalBackend, split_paused
 
 CARRY = {**TINY, "selfplay": {**TINY["selfplay"], "carry_over": True}}

@@ -10,21 +10,18 @@ import zipfile
 import keras
 import numpy as np
 import pytest
-from run_helpers import GAME, make_config, tiny_buffer, tiny_model
+from run_helpers import GAME, make_config, old_layout_run, tiny_buffer, tiny_model
 
 import alphazero.training.checkpoints as ckpt
 from alphazero.games import make
 from alphazero.network.model_files import save_model_atomic
 from alphazero.slim_run import main as slim_main
 from alphazero.slim_run import slim_run
-from alphazero.training.checkpoints import (
-    CheckpointError,
-    RunDir,
-    atomic_write_text,
-    load_model,
-)
+from alphazero.training.atomic import atomic_write_text, is_temp_name
+from alphazero.training.checkpoints import RunDir, load_model
 from alphazero.training.metrics import append_metrics
 from alphazero.training.replay_buffer import ReplayBuffer
+from alphazero.training.run_errors import CheckpointError
 from alphazero.training.run_guard import RunLock
 
 # Keras' own get_weights/save trip this NumPy 2 deprecation; it is not ours to fix.
@@ -566,7 +563,7 @@ def test_temporary_names_hold_the_pid_and_differ_between_saves(saved_run, models
     monkeypatch.setattr(os, "replace", replace)
     saved_run.save(2, models[0], tiny_buffer(3), {}, keep=False, is_best=True)
     assert len(sources) == STAGES and len(set(sources)) == STAGES
-    assert all(f".{os.getpid()}." in name and ckpt.is_temp_name(name) for name in sources)
+    assert all(f".{os.getpid()}." in name and is_temp_name(name) for name in sources)
 
 
 def test_two_writers_of_one_model_do_not_share_a_temporary_file(tmp_path, models, monkeypatch):
@@ -648,184 +645,22 @@ def test_saved_run_files_are_readable_like_any_other_file(tmp_path):
         assert stat.S_IMODE(os.stat(made).st_mode) == 0o644
 
 
-# ------------------------------------------- format 1 folders: every model with its optimizer
-def old_layout_run(path, models) -> RunDir:
-    """A run folder as format 1 left it after iteration 3 (iteration 2 kept and the best):
-    every model file holds its optimizer, and the run resumes from ``models/iter_0003.keras``."""
-    run = RunDir.create(path, make_config())
-    models[1].save(run.path / "models" / "iter_0002.keras")
-    models[2].save(run.path / "models" / "iter_0003.keras")
-    tiny_buffer(10, 300).save(run.path / "buffer_0003.npz")
-    shutil.copyfile(run.path / "models" / "iter_0003.keras", run.path / "latest.keras")
-    shutil.copyfile(run.path / "models" / "iter_0002.keras", run.path / "best.keras")
-    metadata = {
-        "games": 3,
-        "game": "tictactoe",
-        "format": 1,
-        "iteration": 3,
-        "model": "models/iter_0003.keras",
-        "buffer": "buffer_0003.npz",
-        "best": "models/iter_0002.keras",
-        "kept_models": ["models/iter_0002.keras"],
-    }
-    (run.path / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
-    return run
-
-
-OLD_MODELS = ["best.keras", "latest.keras", "models/iter_0002.keras", "models/iter_0003.keras"]
-
-
-def keras_sizes(folder) -> dict[str, int]:
-    return {p.relative_to(folder).as_posix(): p.stat().st_size for p in folder.rglob("*.keras")}
-
-
-def test_an_old_layout_folder_resumes_as_it_is_and_its_next_save_converts_it(
-    tmp_path, models, monkeypatch
-):
+# ---------------------------------------- format 1: every model file with its optimizer
+def test_a_format_1_folder_is_neither_resumed_nor_saved_into_but_plays(tmp_path, models):
+    """Its one line names the command that migrates it (tests/test_migrate_run.py)."""
     run = old_layout_run(tmp_path / "run", models)
-    assert with_optimizer(run.path) == OLD_MODELS
-    old_sizes = keras_sizes(run.path)
-    model, buffer, metadata = run.load()
-    assert metadata["format"] == 1
-    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
-    assert buffer.arrays()[2][0] == 300
-
-    targets = []
-    real_replace = os.replace
-
-    def replace(src, dst, *args, **kwargs):
-        targets.append(os.path.relpath(dst, run.path))
-        return real_replace(src, dst, *args, **kwargs)
-
-    monkeypatch.setattr(os, "replace", replace)
-    written = run.save(4, models[0], tiny_buffer(5, 400), {}, keep=False, is_best=False)
-    monkeypatch.undo()
-    # The old best and kept model loses its optimizer after the commit, before best.keras.
-    assert targets == CONVERTING_SAVE
-    assert written["format"] == ckpt.FORMAT and written["resume"] == "resume_0004.keras"
-    assert written["best"] == "models/iter_0002.keras"
-    assert sorted(p.name for p in run.path.iterdir()) == [
-        "best.keras",
-        "buffer_0004.npz",
-        "config.yaml",
-        "latest.keras",
-        "metadata.json",
-        "models",
-        "resume_0004.keras",
-    ]
-    assert sorted(p.name for p in (run.path / "models").iterdir()) == [
-        "iter_0002.keras",
-        "iter_0004.keras",
-    ]
-    assert with_optimizer(run.path) == ["resume_0004.keras"]
-    sizes = keras_sizes(run.path)
-    assert sizes["models/iter_0002.keras"] < old_sizes["models/iter_0002.keras"]
-    assert sizes["best.keras"] < old_sizes["best.keras"]
-    assert (run.path / "best.keras").read_bytes() == (run.path / written["best"]).read_bytes()
-    assert weights_equal(load_model(run.path), models[1])
-    model, _, _ = run.load()
-    assert weights_equal(model, models[0]) and same_optimizer(model, models[0])
-
-
-# Replaces in the first save of a format 1 folder: the kept best model loses its optimizer.
-CONVERTING_SAVE = [
-    "resume_0004.keras",
-    "models/iter_0004.keras",
-    "buffer_0004.npz",
-    "metadata.json",
-    "models/iter_0002.keras",
-    "latest.keras",
-    "best.keras",
-]
-
-
-@pytest.mark.parametrize("stage", [*range(len(CONVERTING_SAVE) + 1), "model.save"])
-def test_crash_at_any_stage_of_the_converting_save_leaves_a_resumable_folder(
-    tmp_path, models, monkeypatch, stage
-):
-    run = old_layout_run(tmp_path / "run", models)
-    with monkeypatch.context() as patch:
-        if stage == "model.save":
-            crash_at(patch, -1, partial_model=True)
-        elif stage == len(CONVERTING_SAVE):  # everything replaced: crash in the deletions
-            real_unlink = os.unlink
-
-            def unlink(path, *args, **kwargs):
-                if "iter_0003" in str(path):
-                    raise Crash("killed while deleting")
-                return real_unlink(path, *args, **kwargs)
-
-            patch.setattr(os, "unlink", unlink)
-        else:
-            crash_at(patch, stage)
-        with pytest.raises(Crash):
-            run.save(4, models[0], tiny_buffer(10, 400), {"games": 4}, keep=False, is_best=False)
-
-    committed = stage not in ("model.save", 0, 1, 2, 3)
-    model, buffer, metadata = RunDir.open(run.path).load()
-    expected = models[0] if committed else models[2]
-    assert metadata["iteration"] == (4 if committed else 3)
-    assert metadata["format"] == (ckpt.FORMAT if committed else 1)
-    assert weights_equal(model, expected) and same_optimizer(model, expected)
-    assert buffer.arrays()[2][0] == (400 if committed else 300)
-    assert weights_equal(load_model(run.path), models[1])  # best.keras, old or new
-
-    next_iteration = metadata["iteration"] + 1
-    run.save(next_iteration, models[1], tiny_buffer(4, 500), {}, keep=False, is_best=False)
-    model, _, metadata = run.load()
-    assert weights_equal(model, models[1]) and same_optimizer(model, models[1])
-    assert with_optimizer(run.path) == [f"resume_{next_iteration:04d}.keras"]
-    assert sorted(f"models/{p.name}" for p in (run.path / "models").iterdir()) == [
-        "models/iter_0002.keras",
-        f"models/iter_{next_iteration:04d}.keras",
-    ]
-    assert (run.path / "best.keras").read_bytes() == (run.path / metadata["best"]).read_bytes()
-    assert not list(run.path.rglob(".*"))
-
-
-def test_drop_optimizer_states_converts_an_old_folder_in_place_and_resumes_it_exactly(
-    tmp_path, models
-):
-    run = old_layout_run(tmp_path / "run", models)
-    before, old_sizes = tree(run.path), keras_sizes(run.path)
-    rewritten = run.drop_optimizer_states()
-    assert sorted(rewritten) == sorted(["metadata.json", *OLD_MODELS])
-    metadata = run.read_metadata()
-    assert metadata["format"] == ckpt.FORMAT and metadata["resume"] == "resume_0003.keras"
-    # The resume point is the very file the folder resumed from, byte for byte.
-    assert (run.path / "resume_0003.keras").read_bytes() == before["models/iter_0003.keras"]
-    assert with_optimizer(run.path) == ["resume_0003.keras"]
-    sizes = keras_sizes(run.path)
-    assert all(sizes[name] < old_sizes[name] for name in OLD_MODELS)
-    for copy, source in (("latest.keras", "iter_0003"), ("best.keras", "iter_0002")):
-        assert (run.path / copy).read_bytes() == (run.path / f"models/{source}.keras").read_bytes()
-    model, buffer, _ = run.load()
-    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
-    assert buffer.arrays()[2][0] == 300
-    # A converted folder is left as it is.
-    converted = tree(run.path)
-    assert run.drop_optimizer_states() == []
-    assert tree(run.path) == converted
-
-
-@pytest.mark.parametrize("stage", range(6))
-def test_a_kill_while_dropping_optimizer_states_leaves_a_resumable_folder(
-    tmp_path, models, monkeypatch, stage
-):
-    """Replaces: the resume copy, metadata.json, the two models, latest.keras, best.keras."""
-    run = old_layout_run(tmp_path / "run", models)
-    with monkeypatch.context() as patch:
-        crash_at(patch, stage)
-        with pytest.raises(Crash):
-            run.drop_optimizer_states()
-    model, _, metadata = run.load()
-    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
-    assert metadata["format"] == (1 if stage < 2 else ckpt.FORMAT)
-    run.drop_optimizer_states()  # again: it finishes the work
-    assert with_optimizer(run.path) == ["resume_0003.keras"]
-    assert not list(run.path.rglob(".*"))
-    model, _, _ = run.load()
-    assert weights_equal(model, models[2]) and same_optimizer(model, models[2])
+    before = tree(run.path)
+    for attempt in (
+        run.load,
+        lambda: run.save(4, models[0], tiny_buffer(5), {}, keep=False, is_best=False),
+        lambda: slim_run(run.path),
+    ):
+        with pytest.raises(CheckpointError) as error:
+            attempt()
+        assert "format 1" in one_line(error)
+        assert one_line(error).endswith(f"python -m alphazero.migrate_run {run.path}")
+    assert tree(run.path) == before
+    assert weights_equal(load_model(run.path), models[1])  # best.keras
 
 
 def test_a_resume_file_without_optimizer_state_is_a_one_line_error(saved_run):
@@ -838,24 +673,34 @@ def test_a_resume_file_without_optimizer_state_is_a_one_line_error(saved_run):
     saved_run.load(compile=False)  # reading the weights alone needs none
 
 
-def test_slim_run_converts_a_folder_and_refuses_one_being_trained(tmp_path, models, capsys):
-    run = old_layout_run(tmp_path / "run", models)
+# ---------------------------------------------------------------------- slim_run
+def three_iterations(path, models) -> RunDir:
+    """A run after iteration 3: iteration 2 kept and the best, 3 the newest."""
+    run = RunDir.create(path, make_config())
+    run.save(2, models[1], tiny_buffer(10, 200), {"positions": 20}, keep=True, is_best=True)
+    run.save(3, models[2], tiny_buffer(10, 300), {"positions": 30}, keep=False, is_best=False)
+    return run
+
+
+def test_slim_run_refuses_a_folder_being_trained_and_keeps_models_if_asked(
+    tmp_path, models, capsys
+):
+    run = three_iterations(tmp_path / "run", models)
     with RunLock(run.path):
         with pytest.raises(CheckpointError) as error:
             slim_run(run.path)
         assert f"process {os.getpid()} is training this run" in one_line(error)
-    assert with_optimizer(run.path) == OLD_MODELS  # untouched
+    before = tree(run.path)
     assert slim_main([str(run.path), "--keep-models"]) == 0
-    assert with_optimizer(run.path) == ["resume_0003.keras"]
-    assert f"{run.path}: 5 files rewritten or removed" in capsys.readouterr().out
-    assert (run.path / "models" / "iter_0002.keras").is_file()
+    assert f"{run.path}: already slim" in capsys.readouterr().out
+    assert tree(run.path) == before
     assert slim_main([str(tmp_path / "nowhere")]) == 2
     assert "not a run folder" in capsys.readouterr().err
     assert not (tmp_path / "nowhere").exists()
 
 
 def test_a_slimmed_folder_holds_only_what_play_and_resume_read(tmp_path, models, capsys):
-    run = old_layout_run(tmp_path / "run", models)
+    run = three_iterations(tmp_path / "run", models)
     assert slim_main([str(run.path)]) == 0
     assert "MB ->" in capsys.readouterr().out
     assert sorted(tree(run.path)) == [
@@ -876,7 +721,7 @@ def test_a_slimmed_folder_holds_only_what_play_and_resume_read(tmp_path, models,
 
 
 def test_a_slimmed_folder_trains_on_and_keeps_its_best_until_a_better_one(tmp_path, models):
-    run = old_layout_run(tmp_path / "run", models)
+    run = three_iterations(tmp_path / "run", models)
     slim_run(run.path)
     best = (run.path / "best.keras").read_bytes()
     run.save(4, models[0], tiny_buffer(10, 400), {}, keep=False, is_best=False)

@@ -19,7 +19,7 @@ from alphazero.network.engines import OpenVINONetwork
 from alphazero.network.inference import load_inference
 from alphazero.network.keras_graph import graph_of, read_keras_file
 from alphazero.network.model import InferenceModel, build_network, wdl_value
-from alphazero.training.checkpoints import CheckpointError
+from alphazero.training.run_errors import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"

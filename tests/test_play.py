@@ -360,7 +360,7 @@ def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):
     (run / "config.yaml").write_text("game:\n  name: [1]\n")
     probe = (
         "import sys; from alphazero.games import make; from alphazero.evaluation.players import "
-        "ModelPlayer; from alphazero.training.checkpoints import CheckpointError\n"
+        "ModelPlayer; from alphazero.training.run_errors import CheckpointError\n"
         "try: ModelPlayer(sys.argv[1], make('connect4'))\n"
         "except CheckpointError as error: print(error)\n"
         "print('tensorflow' in sys.modules)"

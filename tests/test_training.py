@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -19,9 +20,11 @@ import yaml
 from run_helpers import TINY, tiny_config
 
 from alphazero.config import config_from_dict
+from alphazero.migrate_run import migrate_run
 from alphazero.slim_run import slim_run
-from alphazero.training.checkpoints import FORMAT, CheckpointError, RunDir
+from alphazero.training.checkpoints import FORMAT, RunDir
 from alphazero.training.loop import train
+from alphazero.training.run_errors import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,15 +133,18 @@ def test_resume_keeps_adam_state_with_weights_only_latest(tmp_path, straight):
     assert with_optimizer(run) == ["resume_0004.keras"]
 
 
-def test_an_old_layout_run_resumes_exactly_and_its_next_save_converts_it(tmp_path, straight):
+def test_an_old_layout_run_resumes_exactly_once_migrated(tmp_path, straight):
     run = tmp_path / "stopped"
     train(tiny_config(iterations=4), run, progress=False, max_iterations=2)
     as_format_1(run)
     assert with_optimizer(run) == ["best.keras", "latest.keras", "models/iter_0002.keras"]
-    train(None, run, resume=True, progress=False, max_iterations=1)  # type: ignore[arg-type]
+    migrate_line = re.escape(f"python -m alphazero.migrate_run {run}") + "$"
+    with pytest.raises(CheckpointError, match=migrate_line):  # it names the command
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    migrate_run(run)
     meta = json.loads((run / "metadata.json").read_text())
-    assert meta["format"] == FORMAT and meta["iteration"] == 3
-    assert with_optimizer(run) == ["resume_0003.keras"]  # the kept model lost its optimizer
+    assert meta["format"] == FORMAT and meta["iteration"] == 2
+    assert with_optimizer(run) == ["resume_0002.keras"]  # the kept model lost its optimizer
     train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
     assert_same_as_straight(straight, run)
 
@@ -813,7 +819,7 @@ def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):
 def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, monkeypatch):
     run = tmp_path / "run"
     train(tiny_config(iterations=1), run, progress=False)
-    from alphazero.training.checkpoints import TrainingDiverged
+    from alphazero.training.run_errors import TrainingDiverged
     from alphazero.training.trainer import Trainer
 
     real_train = Trainer.train
@@ -832,7 +838,7 @@ def test_a_diverged_training_stops_before_saving_and_says_what_to_do(tmp_path, m
 
 
 def test_a_run_diverging_in_its_first_iteration_says_nothing_was_saved(tmp_path, monkeypatch):
-    from alphazero.training.checkpoints import TrainingDiverged
+    from alphazero.training.run_errors import TrainingDiverged
     from alphazero.training.trainer import Trainer
 
     monkeypatch.setattr(Trainer, "train", lambda self, *a, **k: {"total_loss": float("inf")})

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..config import ConfigError, SearchConfig, read_recorded_config
 from ..search.params import SearchParams
-from ..training.checkpoints import CONFIG_FILE
 from ..training.run_errors import CheckpointError
+from ..training.run_files import CONFIG_FILE
 
 PLAY_ALGORITHM: str | None = "puct"
 """The search a model plays with unless told otherwise, with its run's constants; None:

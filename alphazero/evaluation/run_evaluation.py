@@ -12,7 +12,8 @@ from typing import Any
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
-from ..training.checkpoints import CheckpointError, load_model
+from ..training.checkpoints import load_model
+from ..training.run_errors import CheckpointError
 from ..training.run_state import RunState, top_score_record
 from . import ladder as evaluation  # called as evaluation.evaluate: tests replace it
 from .arena import MatchResult, score_below

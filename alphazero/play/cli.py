@@ -17,7 +17,7 @@ from ..evaluation.players import ModelPlayer, Player, make_player
 from ..games import make
 from ..games.base import Game, GameError
 from ..network.engines import EngineError, resolve_engine
-from ..training.checkpoints import CheckpointError
+from ..training.run_errors import CheckpointError
 from ..training.run_metadata import check_usable_path
 from .board import Style, use_color
 from .human import HumanPlayer

@@ -17,7 +17,7 @@ from ..evaluation.model_search import PlaySearch
 from ..evaluation.players import ModelPlayer, Player, Thought
 from ..games import GameView, view_for
 from ..games.base import Game, GameError
-from ..training.checkpoints import CheckpointError
+from ..training.run_errors import CheckpointError
 from .board import Style
 from .human import HumanPlayer
 from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS

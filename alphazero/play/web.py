@@ -44,7 +44,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..games import view_for
 from ..games.base import GameError
-from ..training.checkpoints import CheckpointError
+from ..training.run_errors import CheckpointError
 from .models import default_model, how_to_train
 from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, parse_game
 from .web_app import MAX_SIMULATIONS, MIN_SIMULATIONS, WebApp

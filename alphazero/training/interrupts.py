@@ -14,7 +14,8 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-from .checkpoints import CheckpointError, RunDir
+from .run_errors import CheckpointError
+from .run_folder import RunFolder
 
 
 @contextlib.contextmanager
@@ -83,7 +84,7 @@ def sigint_ignored() -> contextlib.AbstractContextManager[None]:
 def interrupted_message(run_path: str | os.PathLike[str] | None) -> str:
     """The line to print after Ctrl-C stopped training: what the run folder holds and how
     to go on. Read from the folder, so it is right however early or late the Ctrl-C came."""
-    run = RunDir(run_path) if run_path is not None else None
+    run = RunFolder(run_path) if run_path is not None else None
     try:
         pending = run.load_pending() if run is not None else None
     except CheckpointError:

@@ -35,17 +35,10 @@ from ..evaluation.run_evaluation import (
     solved_positions_metrics,
 )
 from ..selfplay.paused import PausedGame
+from ..selfplay.pending import PendingGames
 from ..selfplay.results import Examples, SelfPlayStats
 from ..workers import SelfPlayInterrupted
-from .checkpoints import (
-    BEST_FILE,
-    CONFIG_FILE,
-    PENDING_FILE,
-    CheckpointError,
-    PendingGames,
-    RunDir,
-    TrainingDiverged,
-)
+from .checkpoints import RunDir
 from .interrupts import (
     deferred_interrupt,
     interrupted_message,
@@ -53,6 +46,8 @@ from .interrupts import (
     stop_on_ctrl_c,
 )
 from .metrics import append_metrics, machine, software, summary_line, write_tensorboard
+from .run_errors import CheckpointError, TrainingDiverged
+from .run_files import BEST_FILE, CONFIG_FILE, PENDING_FILE
 from .run_guard import RunLock
 from .run_state import RunState
 from .session import Session, start_run

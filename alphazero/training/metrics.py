@@ -16,7 +16,10 @@ from .. import progress as progress_bars
 from ..config import Config
 from ..evaluation.arena import format_elo
 from ..progress import RunProgress
-from .checkpoints import METRICS_FILE, TENSORBOARD_DIR, RunDir, atomic_write_text, json_default
+from ..selfplay.pending import json_default
+from .atomic import atomic_write_text
+from .run_files import METRICS_FILE, TENSORBOARD_DIR
+from .run_folder import RunFolder
 
 
 @functools.cache
@@ -74,9 +77,9 @@ def append_jsonl(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def append_metrics(run_dir: str | os.PathLike[str] | RunDir, record: dict[str, Any]) -> None:
+def append_metrics(run_dir: str | os.PathLike[str] | RunFolder, record: dict[str, Any]) -> None:
     """Append ``record`` as one JSON line to ``metrics.jsonl`` and flush it to disk."""
-    folder = run_dir.path if isinstance(run_dir, RunDir) else Path(run_dir)
+    folder = run_dir.path if isinstance(run_dir, RunFolder) else Path(run_dir)
     append_jsonl(folder / METRICS_FILE, record)
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 from types import TracebackType
 
 from .atomic import fsync_dir, is_temp_name
-from .checkpoints import CONFIG_FILE, METADATA_FILE, CheckpointError, RunDir
 from .replay_buffer import _one_line
+from .run_errors import CheckpointError
+from .run_files import CONFIG_FILE, METADATA_FILE
+from .run_folder import RunFolder
 
 LOCK_FILE = "train.lock"
 
@@ -121,7 +123,7 @@ def move_aside(folder: str | os.PathLike[str]) -> tuple[Path, list[str]] | None:
     is deleted; what a failed move leaves is in one place or the other, and the error names
     both.
     """
-    run = RunDir(folder)
+    run = RunFolder(folder)
     earlier = run.earlier_run_files()
     if not earlier:
         return None

@@ -27,19 +27,14 @@ from ..network.model import InferenceModel, build_network
 from ..progress import RunProgress
 from ..selfplay.paused import PausedGame
 from ..selfplay.paused import check as check_paused
+from ..selfplay.pending import PendingGames
 from ..workers import SelfPlayBackend, make_backend
 from .buffer_format import symmetry_tables
-from .checkpoints import (
-    CONFIG_FILE,
-    METADATA_FILE,
-    PENDING_FILE,
-    CheckpointError,
-    PendingGames,
-    RunDir,
-    describe_files,
-)
+from .checkpoints import RunDir
 from .metrics import last_speeds, read_records, repair_metrics
 from .replay_buffer import ReplayBuffer
+from .run_errors import CheckpointError
+from .run_files import CONFIG_FILE, METADATA_FILE, PENDING_FILE, describe_files
 from .run_guard import move_aside
 from .run_state import RunState
 from .trainer import Trainer

@@ -26,8 +26,9 @@ from run_helpers import ACTIONS, SHAPE, tiny_model
 
 from alphazero.network.keras_archive import MAX_CONFIG
 from alphazero.selfplay.pending import read_pending
-from alphazero.training.checkpoints import CheckpointError, load_model
+from alphazero.training.checkpoints import load_model
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
+from alphazero.training.run_errors import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,8 +17,9 @@ import pytest
 from run_helpers import tiny_config
 
 from alphazero.slim_run import main as slim_main
-from alphazero.training.checkpoints import CheckpointError, RunDir
+from alphazero.training.checkpoints import RunDir
 from alphazero.training.loop import train
+from alphazero.training.run_errors import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 
