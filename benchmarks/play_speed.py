@@ -29,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.model_search import PlaySearch
+from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import make
 from alphazero.network.engines import ENGINES, EngineError
 from alphazero.play.options import (
@@ -103,9 +104,8 @@ def main() -> int:
             ("new", args.leaves, args.engine, args.cache),
             ("old", args.old_leaves, args.old_engine, args.old_cache),
         ):
-            player = ModelPlayer(
-                args.model, game, simulations=args.sims, leaves=leaves, engine=engine, cache=cache
-            )
+            source = ModelSource(args.model, engine=engine, cache=cache)
+            player = ModelPlayer(source, game, args.sims, PlaySearch(leaves=leaves))
             player.think(game)  # compiles, traces and warms, as play.py's first move does
             players[label] = player
     except (EngineError, ValueError, OSError) as error:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from alphazero.evaluation.arena import MatchResult, play_match
 from alphazero.evaluation.model_search import PlaySearch
-from alphazero.evaluation.players import ModelPlayer, make_player
+from alphazero.evaluation.players import ModelPlayer, ModelSource, make_player
 from alphazero.games import make
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem
@@ -217,13 +217,8 @@ def main() -> int:
             if args.sims is not None
             else SIMULATIONS.get(folder.name, SIMULATIONS.get(name, DEFAULT_SIMULATIONS))
         )
-        model = ModelPlayer(
-            model_path,
-            start,
-            simulations=sims,
-            symmetric=args.symmetric,
-            search=PlaySearch(args.search, args.c_puct),
-        )
+        source = ModelSource(model_path, symmetric=args.symmetric)
+        model = ModelPlayer(source, start, sims, PlaySearch(args.search, args.c_puct))
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         if args.search is not None or args.c_puct is not None:
             setting += f", {model.search.describe()}"

@@ -30,7 +30,7 @@ from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
 from alphazero.evaluation.arena import play_match
-from alphazero.evaluation.players import ModelPlayer, PlayerSpecError, make_player
+from alphazero.evaluation.players import ModelPlayer, PlayerOptions, PlayerSpecError, make_player
 from alphazero.games import Gomoku
 from alphazero.training.run_errors import CheckpointError
 
@@ -56,7 +56,8 @@ def main() -> int:
         return Gomoku(size=args.size, n_in_row=args.n_in_row)
 
     try:
-        model = ModelPlayer(args.model, new_game(), simulations=args.sims, seed=args.seed)
+        options = PlayerOptions(seed=args.seed)
+        model = ModelPlayer(args.model, new_game(), args.sims, options=options)
         opponent = make_player(args.opponent, new_game(), seed=args.seed)
     except (CheckpointError, PlayerSpecError, ValueError) as error:
         parser.error(str(error))

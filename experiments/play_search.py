@@ -27,7 +27,7 @@ import numpy as np
 
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_search import run_folder, trained_search
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.play.models import config_game
@@ -120,7 +120,7 @@ def main() -> int:
     for algorithm in ("puct", "gumbel"):
         leaves = DEFAULT_LEAVES if args.speed else 1
         search = dataclasses.replace(trained, algorithm=algorithm, leaves_per_tree=leaves)
-        player = ModelPlayer(args.model, start, args.sims, search=search, inference=network)
+        player = ModelPlayer(ModelSource(args.model, inference=network), start, args.sims, search)
         player.name = f"{algorithm}:{args.sims}"
         players[algorithm] = Timed(player)
     rng = np.random.default_rng(args.seed)

@@ -65,9 +65,9 @@ def test_play_searches_with_openvino_and_never_imports_tensorflow() -> None:
 import sys
 from alphazero.games import make
 from alphazero.play.web_networks import load_network
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.players import ModelPlayer, ModelSource
 game = make("tictactoe")
-player = ModelPlayer({str(PRETRAINED / "tictactoe")!r}, game, simulations=20, engine="auto")
+player = ModelPlayer(ModelSource({str(PRETRAINED / "tictactoe")!r}, engine="auto"), game, 20)
 thought = player.think(game)
 served = load_network({str(PRETRAINED / "tictactoe")!r}, game, engine="auto")
 served.evaluate(game.encode()[None])

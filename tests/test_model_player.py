@@ -7,18 +7,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.model_search import PlaySearch
+from alphazero.evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.games import make
 
 PRETRAINED = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"
+REUSE_TREE = PlayerOptions(reuse_tree=True)
 
 
 def test_a_kept_tree_carries_the_visits_of_the_reply_played():
     game = make("connect4")
-    keeping = ModelPlayer(PRETRAINED / "connect4", game, simulations=200, reuse_tree=True)
-    fresh = ModelPlayer(
-        PRETRAINED / "connect4", game, simulations=200, model=keeping.inference.model
-    )
+    keeping = ModelPlayer(PRETRAINED / "connect4", game, 200, options=REUSE_TREE)
+    in_memory = ModelSource(PRETRAINED / "connect4", model=keeping.inference.model)
+    fresh = ModelPlayer(in_memory, game, 200)
     first = keeping.think(game)
     assert first.simulations == fresh.think(game).simulations
     reply = make("connect4").sim_move(first.action).sim_move(3)
@@ -32,7 +33,7 @@ def test_a_kept_tree_carries_the_visits_of_the_reply_played():
 
 def test_kept_trees_play_whole_games_through_extra_moves():
     game = make("dots_and_boxes")
-    player = ModelPlayer(PRETRAINED / "dots_and_boxes", game, simulations=32, reuse_tree=True)
+    player = ModelPlayer(PRETRAINED / "dots_and_boxes", game, 32, options=REUSE_TREE)
     rng = np.random.default_rng(0)
     games = [make("dots_and_boxes") for _ in range(3)]  # the same start: twins at first
     for _ in range(80):
@@ -54,7 +55,7 @@ def test_a_kept_position_and_its_own_replies_searched_at_once_do_not_share_a_tre
     # Game one: the model moved first; game two: the opponent opened with the same move,
     # so game two now stands where game one's kept tree starts, and game one a move further.
     empty = make("connect4")
-    player = ModelPlayer(PRETRAINED / "connect4", empty, simulations=100, reuse_tree=True)
+    player = ModelPlayer(PRETRAINED / "connect4", empty, 100, options=REUSE_TREE)
     opened = empty.sim_move(player.batch_moves([empty])[0])
     replies = [opened.sim_move(column) for column in opened.available_moves]
     moves = player.batch_moves([*replies, opened])
@@ -95,13 +96,13 @@ def test_more_leaves_per_call_make_fewer_larger_network_calls():
         return inference
 
     for leaves in batches:
-        player = ModelPlayer("stand-in", game, simulations=64, inference=counting(leaves),
-                             leaves=leaves)  # fmt: skip
+        source = ModelSource("stand-in", inference=counting(leaves))
+        player = ModelPlayer(source, game, 64, PlaySearch(leaves=leaves))
         assert player.leaves == leaves and player(game) in game.available_moves
     assert max(batches[1]) == 1 and len(batches[1]) == 64
     assert max(batches[4]) == 4 and len(batches[4]) <= 64 / 3
     with pytest.raises(ValueError, match="leaves must be at least 1"):
-        ModelPlayer("stand-in", game, inference=counting(1), leaves=0)
+        ModelPlayer(ModelSource("stand-in", inference=counting(1)), game, 64, PlaySearch(leaves=0))
 
 
 def test_a_model_spec_takes_the_leaves_and_the_engine_given():
@@ -135,7 +136,7 @@ def test_a_cache_across_moves_saves_network_calls_and_keeps_the_moves():
 
     players = {
         size: ModelPlayer(
-            "stand-in", make("connect4"), simulations=200, inference=counting(size), cache=size
+            ModelSource("stand-in", inference=counting(size), cache=size), make("connect4"), 200
         )
         for size in rows
     }

@@ -15,7 +15,7 @@ from alphazero.evaluation.model_search import (
     play_search,
     trained_search,
 )
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import make
 from alphazero.search import GumbelParams, Node, SearchParams, search
 
@@ -40,7 +40,7 @@ def test_play_takes_the_runs_constants_and_the_flags_override_them(tmp_path):
     run = _run(tmp_path, algorithm="gumbel", c_puct=2.5)
     default = PlaySearch().resolve(run)
     assert default.algorithm == (PLAY_ALGORITHM or "gumbel") and default.c_puct == 2.5
-    flagged = PlaySearch("gumbel", 0.7).resolve(run, leaves=3)
+    flagged = PlaySearch("gumbel", 0.7, leaves=3).resolve(run)
     assert (flagged.algorithm, flagged.c_puct, flagged.leaves_per_tree) == ("gumbel", 0.7, 3)
     assert play_search(SearchParams(), "puct").algorithm == "puct"
 
@@ -73,6 +73,6 @@ def test_both_policies_take_a_win_in_one_and_value_it_for_the_mover(algorithm):
 def test_a_model_player_searches_with_the_policy_it_is_given(algorithm):
     game = make("connect4").__class__.from_moves([0, 1, 0, 1, 0])  # O must block column 1
     params = dataclasses.replace(SearchParams(), algorithm=algorithm)
-    player = ModelPlayer("stand-in", make("connect4"), 64, search=params, inference=_flat)
+    player = ModelPlayer(ModelSource("stand-in", inference=_flat), make("connect4"), 64, params)
     assert player.search.algorithm == algorithm
     assert player(game) == 0

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.evaluation.players import ModelPlayer, MoveStat, Thought
+from alphazero.evaluation.players import ModelPlayer, ModelSource, MoveStat, PlayerOptions, Thought
 from alphazero.games import make, view_for
 from alphazero.play.board import Style, use_color
 from alphazero.play.models import default_model, how_to_train
@@ -777,7 +777,8 @@ def test_in_a_lost_position_the_move_played_leads_the_search_list():
     # visits follow the priors, to column 1 (which loses at once); the move played is the
     # one that holds out longest, the block in column 2.
     game = view_for(make("connect4")).from_moves(list("37225313143232"))
-    player = ModelPlayer("fake", game, 100, inference=FirstColumnNet(), top=7)
+    source = ModelSource("fake", inference=FirstColumnNet())
+    player = ModelPlayer(source, game, 100, options=PlayerOptions(top=7))
     thought = player.think(game)
     assert thought.proven == -1.0 and thought.action == 1
     most_visited = max(thought.top, key=lambda m: m.visits)
@@ -804,7 +805,7 @@ class FakeNet:
 
 
 def fake_model_player(simulations: int) -> ModelPlayer:
-    return ModelPlayer("fake", make("connect4"), simulations, inference=FakeNet())
+    return ModelPlayer(ModelSource("fake", inference=FakeNet()), make("connect4"), simulations)
 
 
 def test_a_models_thought_is_from_the_point_of_view_of_the_player_to_move():

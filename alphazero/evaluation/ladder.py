@@ -17,7 +17,7 @@ from ..config import EvaluationConfig
 from ..games.base import Game
 from ..search import SearchParams
 from .arena import MatchResult, elo_difference, play_match
-from .players import ModelPlayer, make_player
+from .players import ModelPlayer, ModelSource, PlayerOptions, make_player
 
 ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""
@@ -104,13 +104,11 @@ def evaluate(
     # The model in memory has no file to name it by: it is labelled as the ladder's players
     # are, kind and budget (``uct:200``), so matches read ``model:64 vs uct:200``.
     player = ModelPlayer(
-        "model",
+        ModelSource("model", model=model),
         game,
-        simulations=config.simulations,
-        search=search,
-        model=model,
-        seed=seed,
-        name=f"model:{config.simulations}",
+        config.simulations,
+        search,
+        PlayerOptions(seed=seed, name=f"model:{config.simulations}"),
     )
     results = {}
     for offset, spec in enumerate(config.opponents):

@@ -71,13 +71,21 @@ def play_search(
 
 @dataclass(frozen=True)
 class PlaySearch:
-    """What a person asked of a model's search (``play.py --search``, ``--c-puct``); None:
-    as ``play_search`` decides from the model's run."""
+    """What a person asked of a model's search (``play.py --search``, ``--c-puct``,
+    ``--leaves``); None: as ``play_search`` decides from the model's run."""
 
     algorithm: str | None = None
     c_puct: float | None = None
+    leaves: int | None = None
+    """Leaves selected per tree and network call (``leaves_per_tree``): PUCT keeps them apart
+    by a virtual loss, so a move takes less time for the same simulations
+    (``benchmarks/play_speed.py``)."""
 
-    def resolve(self, path: str | os.PathLike[str], leaves: int | None = None) -> SearchParams:
+    def __post_init__(self) -> None:
+        if self.leaves is not None and self.leaves < 1:
+            raise ValueError(f"leaves must be at least 1, got {self.leaves}")
+
+    def resolve(self, path: str | os.PathLike[str]) -> SearchParams:
         """The search the model at ``path`` plays with (``CheckpointError`` for a run folder
         whose ``config.yaml`` is broken)."""
-        return play_search(trained_search(path), self.algorithm, self.c_puct, leaves)
+        return play_search(trained_search(path), self.algorithm, self.c_puct, self.leaves)

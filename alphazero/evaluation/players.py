@@ -31,7 +31,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
+
+if TYPE_CHECKING:
+    import keras
 
 
 @runtime_checkable
@@ -115,6 +118,54 @@ class Thought:
     """Visits of the root's moves."""
 
 
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a ``ModelPlayer``'s network comes from, and how it runs."""
+
+    path: str | Path
+    """The model file or run folder. It is loaded unless ``model`` or ``inference`` is given;
+    its run's ``config.yaml`` gives the search (``PlaySearch``), and its name the player's."""
+    model: keras.Model | None = None
+    """A Keras model in memory to search with instead (the evaluation ladder's)."""
+    inference: Policy | None = None
+    """Or any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such
+    as a stand-in network in a test; an ``evaluate`` method returning win / draw / loss
+    ``[B, 3]`` as the second item adds those estimates to each ``Thought``."""
+    engine: str = "tensorflow"
+    """What runs a network loaded from ``path`` or held in ``model``: ``tensorflow``,
+    ``openvino`` or ``auto`` (``InferenceModel``; ``EngineError`` for OpenVINO when not
+    installed)."""
+    max_batch: int = 256
+    """Positions per network call at most: larger batches are split."""
+    symmetric: bool = False
+    """The search sees the network averaged over every symmetric copy of each position
+    (``symmetric_policy``): the copies cost more inference, and on the Connect Four solved
+    positions it chose better moves (docs/research/learning_speed/connect4_2025.md). The win
+    / draw / loss estimates are averaged over the same copies."""
+    cache: int = 0
+    """Keep the search's network answers for up to this many positions across the player's
+    searches (``EvaluationCache``; 0: none). Without ``reuse_tree`` each move's search
+    evaluates again most of the positions the last one did, so the cache answers most of
+    them, with the same search results. The network's weights must not change while the
+    player lives."""
+
+
+@dataclass(frozen=True)
+class PlayerOptions:
+    """How a ``ModelPlayer`` plays and reports its moves, beside its network and search."""
+
+    seed: int = 0
+    """Of the search's random numbers (ties between equally visited moves)."""
+    top: int = 3
+    """Moves each ``Thought`` lists."""
+    reuse_tree: bool = False
+    """Keep the subtree of the position each game reaches from the last search (see
+    ``ModelPlayer``)."""
+    name: str | None = None
+    """The player's label in matches and records; by default the spec that would build it,
+    ``model:<file or folder name>:SIMS[:symmetric]``."""
+
+
 class ModelPlayer:
     """A trained network guiding a search (``SearchParams``: PUCT or Gumbel); plays the
     search's best move, without noise.
@@ -127,83 +178,58 @@ class ModelPlayer:
 
     def __init__(
         self,
-        path: str | Path,
+        source: ModelSource | str | Path,
         game: Game,
         simulations: int = DEFAULT_MODEL_SIMULATIONS,
         search: SearchParams | PlaySearch | None = None,
-        max_batch: int = 256,
-        seed: int = 0,
-        model=None,
-        top: int = 3,
-        reuse_tree: bool = False,
-        inference: Policy | None = None,
-        symmetric: bool = False,
-        name: str | None = None,
-        leaves: int | None = None,
-        engine: str = "tensorflow",
-        cache: int = 0,
+        options: PlayerOptions | None = None,
     ) -> None:
-        """Load the network at ``path`` (or use ``model``), or search with ``inference``:
-        any batched evaluator ``planes [B, H, W, C] -> (logits [B, A], values [B])``, such as
-        a stand-in network in a test; an ``evaluate`` method returning win / draw / loss
-        ``[B, 3]`` as the second item adds those estimates to each ``Thought``.
-
-        With ``symmetric`` the search sees the network averaged over every symmetric copy of
-        each position (``symmetric_policy``): the copies cost more inference, and on the
-        Connect Four solved positions it chose better moves
-        (docs/research/learning_speed/connect4_2025.md). The win / draw / loss estimates are
-        averaged over the same copies.
-
-        ``name`` labels the player in matches and records; by default the spec that would
-        build it, ``model:<file or folder name>:SIMS[:symmetric]``.
+        """Search ``game``'s positions with the network ``source`` names (a path alone: the
+        model file or run folder there, run by TensorFlow), ``simulations`` per move.
 
         ``search`` is how to search: ``SearchParams`` as they are, or a ``PlaySearch``
-        (default: the empty one) resolved against the run that trained the model at
-        ``path`` (its ``config.yaml``; ``model_search.play_search``). ``leaves``, if given,
-        replaces its ``leaves_per_tree``: PUCT selects that many leaves of the tree per
-        network call, kept apart by a virtual loss, so a move takes less time for the same
-        simulations (``benchmarks/play_speed.py``).
-        ``engine`` runs the network loaded from ``path``: ``tensorflow``, ``openvino`` or
-        ``auto`` (``InferenceModel``; ``EngineError`` for OpenVINO when not installed).
-
-        ``cache`` keeps the search's network answers for up to that many positions across
-        this player's searches (``EvaluationCache``; 0: none). Without ``reuse_tree`` each
-        move's search evaluates again most of the positions the last one did, so the cache
-        answers most of them, with the same search results. The network's weights must not
-        change while the player lives.
+        (default: the empty one) resolved against the run that trained the model at the
+        source's path (its ``config.yaml``; ``model_search.play_search``).
         """
+        source = source if isinstance(source, ModelSource) else ModelSource(source)
+        options = options or PlayerOptions()
+        path = source.path
         self.path = str(path)
         self.simulations = simulations
-        self.search = _search_params(search, path, leaves)
-        self.top = top
-        self.reuse_tree = reuse_tree
+        self.search = _search_params(search, path)
+        self.top = options.top
+        self.reuse_tree = options.reuse_tree
         self._kept: dict[Game, Node] = {}
         """With ``reuse_tree``: the searched positions one or two moves past the last moves
         played, each with its subtree, waiting for the games to reach them."""
-        flag = ":symmetric" if symmetric else ""
-        self.name = name if name is not None else f"model:{Path(path).name}:{simulations}{flag}"
-        self.rng = np.random.default_rng(seed)
+        flag = ":symmetric" if source.symmetric else ""
+        default_name = f"model:{Path(path).name}:{simulations}{flag}"
+        self.name = options.name if options.name is not None else default_name
+        self.rng = np.random.default_rng(options.seed)
+        inference = source.inference
         if inference is None:
-            if model is None:
+            if source.model is None:
                 # The run folder's config and metadata are checked before any network loads,
                 # so a bad one is a one-line error in a fraction of a second; with OpenVINO
                 # no TensorFlow loads at all.
-                inference = load_inference(path, game, max_batch=max_batch, engine=engine)
+                inference = load_inference(
+                    path, game, max_batch=source.max_batch, engine=source.engine
+                )
             else:
                 from ..network.model import InferenceModel  # TensorFlow: the model holds it already
 
                 inference = InferenceModel(
-                    model, max_batch=max_batch, precision="auto", engine=engine
+                    source.model, max_batch=source.max_batch, precision="auto", engine=source.engine
                 )
         self.network = inference
         """The plain network, for the win / draw / loss estimates."""
-        self.symmetric = symmetric
+        self.symmetric = source.symmetric
         self.inference = inference
         """What the search calls: the network, or its symmetric average."""
-        if symmetric:
+        if source.symmetric:
             self.inference = symmetric_policy(inference, game)
-        if cache > 0:
-            self.inference = EvaluationCache(self.inference, cache)
+        if source.cache > 0:
+            self.inference = EvaluationCache(self.inference, source.cache)
 
     @property
     def leaves(self) -> int:
@@ -282,18 +308,11 @@ class ModelPlayer:
         return self.batch_think([game], wdl=False)[0].action
 
 
-def _search_params(
-    search: SearchParams | PlaySearch | None, path: str | Path, leaves: int | None
-) -> SearchParams:
-    """``ModelPlayer``'s search: ``search`` as given, or resolved against the model's run,
-    with ``leaves`` leaves per tree where given."""
-    if leaves is not None and leaves < 1:
-        raise ValueError(f"leaves must be at least 1, got {leaves}")
-    if not isinstance(search, SearchParams):
-        return (search or PlaySearch()).resolve(path, leaves)
-    if leaves is None:
+def _search_params(search: SearchParams | PlaySearch | None, path: str | Path) -> SearchParams:
+    """``ModelPlayer``'s search: ``search`` as given, or resolved against the model's run."""
+    if isinstance(search, SearchParams):
         return search
-    return dataclasses.replace(search, leaves_per_tree=leaves)
+    return (search or PlaySearch()).resolve(path)
 
 
 def _inside(node: Node, root_ids: set[int]) -> bool:
@@ -365,14 +384,10 @@ def make_player(
     if (model := model_spec_parts(spec)) is not None:
         path, simulations, symmetric = model
         return ModelPlayer(
-            path,
+            ModelSource(path, engine=engine, symmetric=symmetric, cache=cache),
             game,
-            simulations=simulations or DEFAULT_MODEL_SIMULATIONS,
-            seed=seed or 0,
-            symmetric=symmetric,
-            leaves=leaves,
-            engine=engine,
-            cache=cache,
-            search=search,
+            simulations or DEFAULT_MODEL_SIMULATIONS,
+            dataclasses.replace(search or PlaySearch(), leaves=leaves),
+            PlayerOptions(seed=seed or 0),
         )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..evaluation.model_search import PlaySearch
 from ..evaluation.player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
-from ..evaluation.players import ModelPlayer, Player, make_player
+from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, make_player
 from ..games import make
 from ..games.base import Game, GameError
 from ..network.engines import EngineError, resolve_engine
@@ -150,21 +150,28 @@ def _session(
         reader=LineReader(sys.stdout, echo=not stdin_tty),
         out=sys.stdout,
         style=Style(use_color(sys.stdout, args.color)),
-        hint=HintModel(
-            model,
-            model_path,
-            new_game(),
-            args.sims,
-            args.seed,
-            args.symmetric,
-            leaves=args.leaves,
-            engine=args.engine,
-            search=PlaySearch(args.search, args.c_puct),
-        ),
+        hint=_hint(args, model, model_path, new_game()),
         names=names,
         show_thoughts=not args.quiet,
         save=args.save,
     )
+
+
+def _model(args: argparse.Namespace, path: Path) -> tuple[ModelSource, PlaySearch, PlayerOptions]:
+    """How the options have the model at ``path`` play, and give hints (``ModelPlayer``)."""
+    source = ModelSource(path, engine=args.engine, symmetric=args.symmetric, cache=DEFAULT_CACHE)
+    search = PlaySearch(args.search, args.c_puct, args.leaves)
+    return source, search, PlayerOptions(seed=args.seed or 0)
+
+
+def _hint(
+    args: argparse.Namespace, model: ModelPlayer | None, model_path: Path | None, game: Game
+) -> HintModel:
+    """The hints' model: the model playing, else the one at ``model_path`` (if any) once asked."""
+    if model is not None or model_path is None:
+        return HintModel(model)
+    source, search, options = _model(args, model_path)
+    return HintModel(None, source, game, args.sims, search, options)
 
 
 def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> None:
@@ -187,19 +194,8 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                 shown = "" if args.game == DEFAULT_GAME else args.game.strip()
                 raise _NoModel(how_to_train(start.name, start.params, shown))
             print(f"loading the model {model_path} ...", flush=True)
-            players.append(
-                ModelPlayer(
-                    model_path,
-                    start,
-                    simulations=args.sims,
-                    seed=args.seed or 0,
-                    symmetric=args.symmetric,
-                    leaves=args.leaves,
-                    engine=args.engine,
-                    cache=DEFAULT_CACHE,
-                    search=PlaySearch(args.search, args.c_puct),
-                )
-            )
+            source, search, options = _model(args, model_path)
+            players.append(ModelPlayer(source, start, args.sims, search, options))
             continue
         if spec.strip().lower() == "human":  # the evaluation's players hold no person
             players.append(HumanPlayer())

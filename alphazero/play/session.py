@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..evaluation.model_search import PlaySearch
-from ..evaluation.players import ModelPlayer, Player, Thought
+from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, Thought
 from ..games import GameView, view_for
 from ..games.base import Game, GameError
 from ..training.run_errors import CheckpointError
 from .board import Style
 from .human import HumanPlayer
-from .options import DEFAULT_CACHE, DEFAULT_SIMULATIONS
+from .options import DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move
 from .records import GameRecord, records_before, save_records
 from .text import fill, is_tty, terminal_width
@@ -58,50 +58,36 @@ def box_score(game: Game, view: GameView[Any]) -> str | None:
 
 
 class HintModel:
-    """Where ``hint`` gets a model: a player that is one, or a model loaded on first use."""
+    """Where ``hint`` gets a model: a player that is one, or a model loaded on first use (from
+    ``source``, searching ``game`` as ``ModelPlayer`` does with the other arguments)."""
 
     def __init__(
         self,
         player: ModelPlayer | None = None,
-        path: Path | None = None,
+        source: ModelSource | None = None,
         game: Game | None = None,
         simulations: int = DEFAULT_SIMULATIONS,
-        seed: int | None = None,
-        symmetric: bool = False,
-        *,
-        leaves: int = 1,
-        engine: str = "tensorflow",
         search: PlaySearch | None = None,
+        options: PlayerOptions | None = None,
     ) -> None:
         self.player = player
-        self.path = path
+        self.source = source
         self.game = game
         self.simulations = simulations
-        self.seed = seed
-        self.symmetric = symmetric
-        self.leaves = leaves
-        self.engine = engine
         self.search = search
+        self.options = options
         self.error: str | None = None
 
     def get(self) -> tuple[ModelPlayer | None, str]:
         """``(model player, "")`` or ``(None, why there is none)``."""
         if self.player is not None:
             return self.player, ""
-        if self.path is None or self.game is None:
+        if self.source is None or self.game is None:
             return None, "no model is loaded, so no hint: start with --model PATH to get hints"
         if self.error is None:
             try:
                 self.player = ModelPlayer(
-                    self.path,
-                    self.game,
-                    simulations=self.simulations,
-                    seed=self.seed or 0,
-                    symmetric=self.symmetric,
-                    leaves=self.leaves,
-                    engine=self.engine,
-                    cache=DEFAULT_CACHE,
-                    search=self.search,
+                    self.source, self.game, self.simulations, self.search, self.options
                 )
                 return self.player, ""
             except (CheckpointError, GameError, ValueError, OSError) as error:

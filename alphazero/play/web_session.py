@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..evaluation.players import ModelPlayer
+from ..evaluation.model_search import PlaySearch
+from ..evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from ..games import view_for
 from ..games.base import Game, GameError, MoveParseError
 from .options import DEFAULT_CACHE
@@ -183,17 +184,16 @@ class PlaySession:
             if generation == self.generation and job != "loading":
                 self.busy = job
                 self._bump()
-        player = ModelPlayer(
+        source = ModelSource(
             model,
-            start,
-            simulations=settings.simulations,
-            seed=self.app.seed or 0,
-            top=start.num_actions,  # every move searched, for the overlay on the board
             inference=StoppableNetwork(network, self._stopped),
             symmetric=self.app.symmetric,
-            leaves=self.app.leaves,
             cache=DEFAULT_CACHE,
         )
+        # Every move searched is listed, for the overlay on the board.
+        options = PlayerOptions(seed=self.app.seed or 0, top=start.num_actions)
+        search = PlaySearch(leaves=self.app.leaves)
+        player = ModelPlayer(source, start, settings.simulations, search, options)
         # What the search calls, the cache included: answers the cache holds skip the network.
         player.inference = StoppableNetwork(player.inference, self._stopped)
         self._player = (wanted, player)
