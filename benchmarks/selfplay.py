@@ -32,18 +32,6 @@ an untimed full collection, so that neither pays for the other's garbage. The ba
                ``--oversubscribe`` adds 2 workers whose TensorFlow uses every core each
                (its default), to show why the workers are given cores // workers threads.
                ``python benchmarks/selfplay.py --only-workers`` runs (e) alone.
-
-  (f) carry-over  whole games per CPU-hour of in-process self-play with and without
-               ``selfplay.carry_over``, the same seed, rounds interleaved: each round plays
-               one warm-up iteration (not counted, so that carry-over starts the measured
-               ones with paused games in flight, as it does in a run) and then
-               ``--carry-iterations`` iterations of ``--carry-games`` games,
-               ``--carry-parallel`` at a time (default: all at once, as the shipped configs),
-               ``--carry-simulations`` per move; with the moves per CPU-hour and the positions
-               per network call. Games paused at the end of the last iteration count for
-               nothing, while those paused by the warm-up count in full: over many
-               iterations the two even out, over few the games are noisy and the moves are
-               the steadier measure. (f) runs only when asked: ``--only-carry-over``.
 """
 
 from __future__ import annotations
@@ -207,99 +195,6 @@ def workers_benchmark(args: argparse.Namespace) -> None:
     print(f"2 workers / 1 worker = {two / base:.2f}x   (bar: >= 1.0x)")
 
 
-def carry_over_benchmark(args: argparse.Namespace) -> None:
-    """(f): games per CPU-hour with and without carry-over, interleaved rounds, medians."""
-    from alphazero.config import config_from_dict
-    from alphazero.selfplay.loop import play_games, play_games_carrying
-
-    games, parallel = args.carry_games, args.carry_parallel or args.carry_games
-
-    def config(carry: bool):
-        return config_from_dict(
-            {
-                "game": {"name": "connect4"},
-                "network": {"filters": args.filters, "blocks": args.blocks},
-                "search": {
-                    "simulations": args.carry_simulations,
-                    "inference_precision": args.precision,
-                },
-                "selfplay": {
-                    "games_per_iteration": games,
-                    "parallel_games": parallel,
-                    "carry_over": carry,
-                },
-                "evaluation": {"every": 0},
-            }
-        )
-
-    game = make("connect4")
-    model = build_network(game.plane_shape, game.num_actions, config(False).network)
-    inference = InferenceModel(model, max_batch=parallel, precision=args.precision)
-    inference.warmup()
-    calls = [0, 0]  # network calls, positions
-
-    def counted(planes: np.ndarray):
-        calls[0] += 1
-        calls[1] += len(planes)
-        return inference(planes)
-
-    modes = {"without carry-over": False, "with carry-over": True}
-    per_hour: dict[str, list[float]] = {name: [] for name in modes}
-    moves_per_hour: dict[str, list[float]] = {name: [] for name in modes}
-    batch: dict[str, list[float]] = {name: [] for name in modes}
-    for round_ in range(args.carry_rounds):
-        for name, carry in modes.items():
-            settings = config(carry)
-            rng = np.random.default_rng(round_)  # the same seed for both, round by round
-            paused: list = []
-            finished = moves = 0
-            cpu = 0.0
-            for iteration in range(1 + args.carry_iterations):
-                calls[:] = [0, 0]
-                start = time.process_time()
-                if carry:
-                    _, stats, paused = play_games_carrying(
-                        lambda: make("connect4"), counted, games, settings.search,
-                        settings.selfplay, rng, paused, progress=False,
-                    )  # fmt: skip
-                else:
-                    _, stats = play_games(
-                        lambda: make("connect4"), counted, games, settings.search,
-                        settings.selfplay, rng, progress=False,
-                    )  # fmt: skip
-                if iteration == 0:  # the warm-up
-                    continue
-                cpu += time.process_time() - start
-                finished += stats.games
-                moves += stats.moves
-                batch[name].append(calls[1] / max(calls[0], 1))
-            per_hour[name].append(finished / cpu * 3600)
-            moves_per_hour[name].append(moves / cpu * 3600)
-
-    print(
-        f"(f) Connect Four self-play in this process, {args.blocks} blocks x {args.filters} "
-        f"filters, {args.carry_simulations} simulations per move, {games} games an iteration "
-        f"{parallel} at a time, {args.carry_iterations} iterations a round after a warm-up "
-        f"one, median of {args.carry_rounds} interleaved rounds (CPU: this process, all its "
-        f"threads)"
-    )
-    for name in modes:
-        print(
-            f"    {name:<20} {np.median(per_hour[name]):>8,.0f} games/CPU-h  "
-            f"{np.median(moves_per_hour[name]):>9,.0f} moves/CPU-h  "
-            f"{np.mean(batch[name]):6.1f} positions per network call"
-        )
-        print("        games/CPU-h runs: " + ", ".join(f"{x:,.0f}" for x in per_hour[name]))
-    on, off = "with carry-over", "without carry-over"
-    games_ratio = float(np.median(per_hour[on]) / np.median(per_hour[off]))
-    moves_ratio = float(np.median(moves_per_hour[on]) / np.median(moves_per_hour[off]))
-    batch_ratio = float(np.mean(batch[on]) / np.mean(batch[off]))
-    print(
-        f"carry-over / none: games per CPU-hour x{games_ratio:.2f}, moves per CPU-hour "
-        f"x{moves_ratio:.2f}, positions per network call x{batch_ratio:.2f}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -342,17 +237,9 @@ def main() -> None:
         action="store_true",
         help="(e) also with 2 workers whose TensorFlow uses every core",
     )
-    parser.add_argument("--carry-games", type=int, default=32, help="games an iteration in (f)")
-    parser.add_argument(
-        "--carry-parallel", type=int, default=None, help="games at once in (f) (default: all)"
-    )
-    parser.add_argument("--carry-simulations", type=int, default=50, help="per move in (f)")
-    parser.add_argument("--carry-iterations", type=int, default=3, help="measured, per round")
-    parser.add_argument("--carry-rounds", type=int, default=3, help="rounds in (f)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--only-workers", action="store_true", help="run (e) alone")
     which.add_argument("--skip-workers", action="store_true", help="run (a)-(d) alone")
-    which.add_argument("--only-carry-over", action="store_true", help="run (f) alone")
     args = parser.parse_args()
     try:
         network = NetworkConfig.from_size(args.network)
@@ -362,9 +249,6 @@ def main() -> None:
     if args.simulations is None:
         args.simulations = SIMULATIONS[args.algorithm]
 
-    if args.only_carry_over:
-        carry_over_benchmark(args)
-        return
     ratio = None
     if not args.only_workers:
         ratio = search_benchmark(args)

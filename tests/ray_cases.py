@@ -19,8 +19,6 @@ if os.environ.get("ALPHAZERO_NETNS") != "1":
 ray = pytest.importorskip("ray")
 
 from alphazero.config import config_from_dict  # noqa: E402
-from alphazero.games import make  # noqa: E402
-from alphazero.selfplay.paused import to_arrays  # noqa: E402
 from alphazero.training.checkpoints import RunDir  # noqa: E402
 from alphazero.training.loop import train  # noqa: E402
 from alphazero.workers.ray_backend import RayBackend  # noqa: E402
@@ -90,38 +88,3 @@ def test_a_killed_actor_is_replaced_and_its_games_replayed(
     _, buffer_b, _ = RunDir.open(tmp_path / "killed").load()
     for a, b in zip(buffer_a.arrays(), buffer_b.arrays(), strict=True):
         np.testing.assert_array_equal(a, b)
-
-
-def test_carry_over_through_ray_actors_resumes_exactly_with_a_killed_actor(
-    local_ray, tmp_path, monkeypatch
-):
-    """Each actor carries its share of the paused games; a resumed run whose actor dies (its
-    share replayed on a new one, with the same paused games) is the run that never stopped."""
-    carry = {**TINY, "iterations": 2, "selfplay": {**TINY["selfplay"], "carry_over": True}}
-    config = config_from_dict(carry)
-    train(config, tmp_path / "straight", progress=False)
-    train(config, tmp_path / "stopped", progress=False, max_iterations=1)
-    submitted: list[int] = []
-
-    def kill_first_of_the_resumed(index, actor):
-        submitted.append(index)
-        if len(submitted) == 1:
-            ray.kill(actor)
-
-    monkeypatch.setattr(RayBackend, "after_submit", kill_first_of_the_resumed)
-    train(config, tmp_path / "stopped", resume=True, progress=False)
-    assert submitted == [0, 1, 0]
-
-    model_a, buffer_a, meta_a = RunDir.open(tmp_path / "straight").load()
-    model_b, buffer_b, meta_b = RunDir.open(tmp_path / "stopped").load()
-    for a, b in zip(buffer_a.arrays(), buffer_b.arrays(), strict=True):
-        np.testing.assert_array_equal(a, b)
-    for a, b in zip(model_a.get_weights(), model_b.get_weights(), strict=True):
-        np.testing.assert_array_equal(a, b)
-    assert (meta_a["games"], meta_a["rng"]) == (meta_b["games"], meta_b["rng"])
-    assert meta_a["metrics"]["selfplay"]["paused"] == meta_b["metrics"]["selfplay"]["paused"] > 0
-    game = config.game.name
-    paused_a = to_arrays(RunDir(tmp_path / "straight").load_paused(meta_a, make(game)))
-    paused_b = to_arrays(RunDir(tmp_path / "stopped").load_paused(meta_b, make(game)))
-    for name, array in paused_a.items():
-        np.testing.assert_array_equal(array, paused_b[name])

@@ -8,8 +8,7 @@ games a seed gives, and say so in the commit). The network is the fixed linear o
 search alone.
 
 Each case covers a piece of the loop: PUCT with root noise and temperature, playout cap
-randomisation, random openings, resignation with playthroughs, the value-target mix, Gumbel
-search, the evaluation cache.
+randomisation, random openings, the value-target mix, Gumbel search, the evaluation cache.
 """
 
 from __future__ import annotations
@@ -54,9 +53,8 @@ def _games(
         progress=False,
         on_game=on_game,
     )
-    counters = ("games", "moves", "first_wins", "second_wins", "draws", "resigned",
-                "playthroughs", "false_resignations", "network_calls", "simulations",
-                "cache_hits", "cache_lookups")  # fmt: skip
+    counters = ("games", "moves", "first_wins", "second_wins", "draws", "network_calls",
+                "simulations", "cache_hits", "cache_lookups")  # fmt: skip
     return {
         "finished": finished,
         "lengths": list(stats.lengths),
@@ -77,11 +75,10 @@ CASES: dict[str, Callable[[], Any]] = {
          "full_search_share": 0.5, "random_opening_share": 0.5, "random_opening_moves": 6,
          "value_target_mix": 0.25, "augment": False},
     ),
-    "tictactoe puct resignation": lambda: _games(
+    "tictactoe puct": lambda: _games(
         "tictactoe", {}, 8, 2,
         {"simulations": 32},
-        {"games_per_iteration": 8, "parallel_games": 8, "temperature_moves": 2,
-         "resign_threshold": -0.3, "resign_playthrough": 0.5},
+        {"games_per_iteration": 8, "parallel_games": 8, "temperature_moves": 2},
     ),
     "connect4 gumbel": lambda: _games(
         "connect4", {}, 6, 3,

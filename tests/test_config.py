@@ -24,8 +24,7 @@ from alphazero.config import ConfigError, config_from_dict, load_config
             "selfplay.full_search_share: must be a finite number",
         ),
         ({"train": {"lr_min_factor": 10**400}}, "train.lr_min_factor: must be a finite number"),
-        ({"selfplay": {"resign_threshold": 0.5}}, "selfplay.resign_threshold"),
-        ({"selfplay": {"carry_over": "yes"}}, "selfplay.carry_over: expected true or false"),
+        ({"selfplay": {"augment": "yes"}}, "selfplay.augment: expected true or false"),
         ({"train": {"lr_schedule": "linear"}}, "one of 'constant', 'cosine', 'step'"),
         ({"game": {"name": "chess"}}, "unknown game 'chess'"),
         ({"game": {"name": "connect4", "params": {"size": 3}}}, "has no parameter size"),
@@ -70,16 +69,6 @@ def test_every_shipped_config_loads():
     assert len(configs) >= 4
     for path in configs:
         assert load_config(path).run_name == path.stem
-
-
-def test_carry_over_is_off_unless_asked_for_and_off_in_every_shipped_config():
-    """Off by default, so a run from before the switch resumes as it began; and off in
-    configs/: on Connect Four it played 0.77x the games per CPU-hour (docs/research/benchmarks.md),
-    so the configs that took the Connect Four recipe (gomoku_8x8 too) leave it off."""
-    assert config_from_dict({}).selfplay.carry_over is False
-    configs = Path(__file__).resolve().parents[1] / "configs"
-    carrying = {p.name for p in configs.glob("*.yaml") if load_config(p).selfplay.carry_over}
-    assert carrying == set()
 
 
 def test_the_perfect_player_is_a_valid_opponent_where_the_game_is_solved():

@@ -1,7 +1,7 @@
 """Self-play gives exactly the games it gave before its loop was rewritten.
 
 Each case of ``selfplay_regression.py`` (fixed seeds; PUCT with noise, playout caps, random
-openings, resignation; Gumbel; the evaluation cache) is played again and
+openings, the value-target mix; Gumbel; the evaluation cache) is played again and
 compared, game by game, with the examples and counters recorded in
 ``selfplay_regression.json``.
 """

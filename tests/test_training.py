@@ -704,8 +704,8 @@ def test_a_damaged_kept_games_file_is_a_one_line_error(tmp_path):
     assert "allow_pickle" not in message and "remove the file" in message
 
 
-# One self-play process is slow: CI has its Ctrl-C mid self-play in process instead
-# (test_carry_over.py), and this end to end with the workers.
+# One self-play process is slow: CI has its Ctrl-C mid self-play in process instead (the
+# tests above), and this end to end with the workers.
 @pytest.mark.parametrize("workers", [pytest.param(1, marks=pytest.mark.slow), 2])
 def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, workers):
     # Enough games that iteration 3's self-play lasts about a second even on a fast CPU (24

@@ -43,6 +43,11 @@ REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
         "weak_side_simulations": Removed(16, _LOST),
         "weak_side_random": Removed(0.0, _LOST),
         "final_temperature": Removed(0.0, _FIXED),
+        "carry_over": Removed(
+            False, "it played fewer games per CPU-hour: docs/research/benchmarks.md"
+        ),
+        "resign_threshold": Removed(None, "never measured: no run resigned"),
+        "resign_playthrough": Removed(0.1, "it measured resignations, which are gone"),
         "temperature_value_cutoff": Removed(
             None, "its study did not win: docs/research/learning_speed/connect4_2025.md"
         ),

@@ -133,23 +133,10 @@ class SelfPlayConfig:
     """Self-play games played each iteration."""
     parallel_games: int = field(default=64, metadata=bounds(1, 100_000))
     """Games searched at once; their leaves share one network call."""
-    carry_over: bool = False
-    """Self-play runs on across iterations (OpenSpiel's and KataGo's actors): when the
-    iteration's ``games_per_iteration`` games have ended, the games still in flight pause
-    between two moves and go on in the next iteration with the new weights, so every network
-    call holds about ``parallel_games`` positions instead of a tail of ever fewer as the
-    iteration's last games end. The paused games are saved with the checkpoint
-    (``paused_NNNN.npz``); each goes on with its next move searched afresh, so resuming stays
-    exact. A game then trains on positions an earlier network played. False: each
-    iteration plays its games from start to end (runs from before the switch resume so)."""
     temperature_moves: int = field(default=10, metadata=bounds(0, 10_000))
     """Moves (of the whole game) played with temperature 1; later ones take the top move."""
     augment: bool = True
     """Add every symmetric copy of each example to the buffer."""
-    resign_threshold: float | None = field(default=None, metadata=bounds(-1.0, 0.0))
-    """Resign when the root value for the mover falls below this (None: never)."""
-    resign_playthrough: float = field(default=0.1, metadata=bounds(0.0, 1.0))
-    """Share of would-resign games played to the end to measure false resignations."""
     fast_simulations: int | None = field(default=None, metadata=bounds(2, 1_000_000))
     """Playout cap randomisation (KataGo): most moves get this cheap search, without noise,
     and are not training examples; None: every move gets the full search."""

@@ -9,7 +9,7 @@ it.
 The loop here only batches: every step searches all the games in flight with one network
 call (``search_step``), and a game whose search is done plays its move and begins the next
 search at once. What varies between games and moves (random openings, playout caps,
-temperature, resignation) is decided by the small pieces of
+temperature) is decided by the small pieces of
 ``selfplay_moves.py``; how a move is searched, by the run's search policy (``search.params()``).
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,7 +37,6 @@ from ..search import (
 from ..search.collector import rare_full_collections
 from ..training.interrupts import raise_if_interrupted
 from . import moves
-from .paused import PausedGame
 from .results import Examples, SelfPlayStats
 
 
@@ -47,14 +45,11 @@ class _Slot:
     """One game in flight."""
 
     root: Node
-    records: list[tuple[np.ndarray, np.ndarray, int, float, int]] = field(default_factory=list)
-    """(planes, policy target, player to move, search value, move number) per example."""
-    actions: list[int] = field(default_factory=list)
-    """Every move played from the start (what a paused game replays)."""
+    records: list[tuple[np.ndarray, np.ndarray, int, float]] = field(default_factory=list)
+    """(planes, policy target, player to move, search value) per example."""
     moves: int = 0
     full: bool = True
     """Whether this move gets the full search (and becomes a training example)."""
-    would_resign: int | None = None  # the player who would have resigned (playthrough games)
     search: RootSearch | None = None
     """This move's search."""
 
@@ -85,8 +80,8 @@ def play_games(
 
     Every step searches all the games in flight with one network call, and a game moves on
     as soon as its own search is done, so games whose moves get different budgets (playout
-    cap randomisation) keep the batch full. (As the last games end, the batch shrinks:
-    ``play_games_carrying`` has no such tail.)
+    cap randomisation) keep the batch full. (As the last games end, the batch shrinks: the
+    games' tail costs little on a CPU, where a call's cost follows its batch.)
 
     ``on_game(examples, stats)``, if given, is called as each game ends, with that game's
     examples and the statistics so far (a copy); the examples of every call, one after the
@@ -94,42 +89,7 @@ def play_games(
     step with the moves played so far (a measure of progress while games are in flight).
     """
     with rare_full_collections:  # between the search steps too (see _play)
-        examples, stats, _ = _play(
-            new_game, policy, num_games, search, selfplay, rng, None, progress, on_game, on_step
-        )
-    return examples, stats
-
-
-def play_games_carrying(
-    new_game: Callable[[], Game],
-    policy: Policy,
-    num_games: int,
-    search: SearchConfig,
-    selfplay: SelfPlayConfig,
-    rng: np.random.Generator,
-    paused: list[PausedGame],
-    progress: bool = True,
-    on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
-    on_step: Callable[[int], None] | None = None,
-) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
-    """Play until ``num_games`` games have ended, always ``selfplay.parallel_games`` at a
-    time (``selfplay.carry_over``): the ``paused`` games go on first, in order, as places
-    free up, then new games start; when the ``num_games``-th game ends, every game still in
-    flight pauses where it is (a move half searched is searched again, afresh) and is
-    returned, with the paused games that had no place yet, to go on in the next call.
-
-    So every network call but those of a run's very first games holds about
-    ``parallel_games`` positions, where ``play_games`` ends each call with a tail of ever
-    fewer games. A finished game's examples include those recorded before it paused (by
-    an earlier network): the price, as in OpenSpiel's and KataGo's actors. ``on_game`` and
-    ``on_step`` as in ``play_games``.
-    """
-    with rare_full_collections:  # between the search steps too (see _play)
-        examples, stats, carried = _play(
-            new_game, policy, num_games, search, selfplay, rng, paused, progress, on_game, on_step
-        )
-    assert carried is not None  # a list whenever paused games are given
-    return examples, stats, carried
+        return _play(new_game, policy, num_games, search, selfplay, rng, progress, on_game, on_step)
 
 
 def _play(
@@ -139,33 +99,25 @@ def _play(
     search: SearchConfig,
     selfplay: SelfPlayConfig,
     rng: np.random.Generator,
-    paused: list[PausedGame] | None,
     progress: bool,
     on_game: Callable[[Examples, SelfPlayStats], None] | None,
     on_step: Callable[[int], None] | None,
-) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
-    """``play_games`` (``paused`` None) or ``play_games_carrying``; the paused games are
-    None for ``play_games``.
-
-    Its callers hold ``rare_full_collections`` for all of it, not only for the search steps:
-    a full collection due between two steps (choosing moves, re-rooting) would walk
-    TensorFlow's objects and the trees and find nothing (docs/research/benchmarks.md).
+) -> tuple[Examples, SelfPlayStats]:
+    """``play_games``'s loop. Its caller holds ``rare_full_collections`` for all of it, not
+    only for the search steps: a full collection due between two steps (choosing moves,
+    re-rooting) would walk TensorFlow's objects and the trees and find nothing
+    (docs/research/benchmarks.md).
     """
     policy, cache = _evaluator(policy, search)
     searcher = make_policy(search.params())
-    carrying = paused is not None
-    waiting = deque(paused or [])  # paused games still to go on, in order
     stats, out = SelfPlayStats(), _Collected()
     active: list[_Slot] = []
     started = 0
     bar = progress_bars.bar(num_games, "self-play", "game", enabled=progress)
-    # Carrying, games start until the quota has ended, so the batch never thins out.
-    while (stats.games < num_games) if carrying else (active or started < num_games):
+    while active or started < num_games:
         raise_if_interrupted()
-        while (carrying or started < num_games) and len(active) < selfplay.parallel_games:
-            slot = (
-                _resume(waiting.popleft(), new_game) if waiting else _start(new_game, selfplay, rng)
-            )
+        while started < num_games and len(active) < selfplay.parallel_games:
+            slot = _start(new_game, selfplay, rng)
             _begin_search(slot, searcher, search, selfplay, rng)
             active.append(slot)
             started += 1
@@ -175,11 +127,7 @@ def _play(
         stats.simulations += sum(s.node.N for s in searches) - before
         still_active = []
         for slot in active:
-            # Once the quota has ended the rest pause as they are (a finished search whose
-            # move is unplayed is redone): exactly num_games games end each call.
-            if (slot.search is not None and slot.search.remaining) or (
-                carrying and stats.games == num_games
-            ):
+            if slot.search is not None and slot.search.remaining:
                 still_active.append(slot)
                 continue
             score = _advance(slot, selfplay, rng, stats)
@@ -201,8 +149,7 @@ def _play(
             on_step(stats.moves)
     bar.close()
     stats = _snapshot(stats, cache, out.start_time, out.cpu_start)
-    carried = [_pause(slot) for slot in active] + list(waiting) if carrying else None
-    return _stack(out.planes, out.policies, out.values, new_game), stats, carried
+    return _stack(out.planes, out.policies, out.values, new_game), stats
 
 
 def _evaluator(policy: Policy, search: SearchConfig) -> tuple[Policy, EvaluationCache | None]:
@@ -219,46 +166,7 @@ def _start(
 ) -> _Slot:
     """A new game, its opening played."""
     game, opening = moves.random_opening(new_game(), selfplay, rng)
-    return _Slot(Node(game), actions=opening, moves=len(opening))
-
-
-def _pause(slot: _Slot) -> PausedGame:
-    """``slot`` between two moves, its search dropped (see ``PausedGame``)."""
-    records = slot.records
-    game = slot.root.game
-    return PausedGame(
-        actions=np.array(slot.actions, np.int64),
-        planes=(
-            np.stack([r[0] for r in records]).astype(np.float32)
-            if records
-            else np.zeros((0, *game.plane_shape), np.float32)
-        ),
-        policies=(
-            np.stack([r[1] for r in records]).astype(np.float64)
-            if records
-            else np.zeros((0, game.num_actions), np.float64)
-        ),
-        players=np.array([r[2] for r in records], np.int8),
-        search_values=np.array([r[3] for r in records], np.float64),
-        move_numbers=np.array([r[4] for r in records], np.int64),
-        would_resign=slot.would_resign or 0,
-    )
-
-
-def _resume(paused: PausedGame, new_game: Callable[[], Game]) -> _Slot:
-    """A slot for ``paused``, at its position with a fresh root (its search to be begun)."""
-    records = [
-        (paused.planes[i], paused.policies[i], int(paused.players[i]),
-         float(paused.search_values[i]), int(paused.move_numbers[i]))
-        for i in range(len(paused.players))
-    ]  # fmt: skip
-    return _Slot(
-        Node(paused.position(new_game())),
-        records=records,
-        actions=[int(a) for a in paused.actions],
-        moves=paused.moves,
-        would_resign=paused.would_resign or None,
-    )
+    return _Slot(Node(game), moves=len(opening))
 
 
 def _stack(
@@ -309,29 +217,18 @@ def _begin_search(
 def _advance(
     slot: _Slot, selfplay: SelfPlayConfig, rng: np.random.Generator, stats: SelfPlayStats
 ) -> int | None:
-    """Play one move in ``slot``; the absolute score if the game ended (or was resigned)."""
+    """Play one move in ``slot``; the absolute score if the game ended."""
     game, search = slot.root.game, slot.search
     assert search is not None
     slot.search = None
     tau = moves.temperature(selfplay, slot.moves)
     choice = search.choose(tau, rng)
     if slot.full:  # a fast search's visits are too few to be a policy target
-        slot.records.append((game.encode(), choice.policy, game.player, choice.value, slot.moves))
-    slot.actions.append(int(choice.action))
+        slot.records.append((game.encode(), choice.policy, game.player, choice.value))
     slot.moves += 1
     stats.moves += 1
     slot.root = choice.node
-    if slot.root.game.score is not None:
-        return slot.root.game.score
-    if slot.would_resign is None:
-        resigned, plays_on = moves.resigns(selfplay, choice.value, rng)
-        if plays_on:
-            slot.would_resign = game.player  # play on, and check later whether it was right
-            stats.playthroughs += 1
-        elif resigned:
-            stats.resigned += 1
-            return -game.player
-    return None
+    return slot.root.game.score
 
 
 def _finish(
@@ -353,8 +250,6 @@ def _finish(
         stats.second_wins += 1
     else:
         stats.draws += 1
-    if slot.would_resign is not None and score != -slot.would_resign:
-        stats.false_resignations += 1
     game = slot.root.game
     targets = moves.value_targets(
         selfplay, score, [r[2] for r in slot.records], [r[3] for r in slot.records]

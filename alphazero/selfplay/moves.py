@@ -4,7 +4,6 @@
 * How much a move is searched: ``move_budget`` (playout cap randomisation: most moves get
   the cheap search and are not recorded).
 * How the move is played: ``temperature``.
-* When a game is given up: ``resigns``.
 * What a finished game teaches: ``value_targets``.
 """
 
@@ -73,18 +72,6 @@ def temperature(selfplay: SelfPlayConfig, moves: int) -> float:
     """The temperature of move number ``moves``: 1 in the opening (``temperature_moves``),
     then 0, the most visited move."""
     return 1.0 if moves < selfplay.temperature_moves else 0.0
-
-
-def resigns(selfplay: SelfPlayConfig, value: float, rng: np.random.Generator) -> tuple[bool, bool]:
-    """``(resigns, plays on to check)`` for a mover whose search value is ``value``: below
-    ``resign_threshold`` it resigns, except in the share ``resign_playthrough`` of cases,
-    which play on so that false resignations can be counted."""
-    threshold = selfplay.resign_threshold
-    if threshold is None or value >= threshold:
-        return False, False
-    if rng.random() < selfplay.resign_playthrough:
-        return False, True
-    return True, False
 
 
 def value_targets(

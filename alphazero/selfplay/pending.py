@@ -15,7 +15,6 @@ import numpy as np
 from ..training.npz_archive import npy_members
 from ..training.replay_buffer import _one_line
 from ..training.run_errors import CheckpointError
-from .paused import PausedGame, from_arrays, to_arrays
 
 PENDING_FORMAT = 1
 """Version of the kept games' file written by this module."""
@@ -50,9 +49,6 @@ class PendingGames:
     complete: bool
     """Whether they are the whole iteration's self-play (Ctrl-C came later, in training or
     evaluation): the resumed iteration then goes on exactly as it would have."""
-    paused: list[PausedGame] | None = None
-    """With ``selfplay.carry_over`` and ``complete``: the games that self-play paused, for
-    the next iteration (the checkpoint's own are those the iteration went on with)."""
 
     @property
     def games(self) -> int:
@@ -66,10 +62,8 @@ def pending_bytes(pending: PendingGames) -> bytes:
         "stats": pending.stats,
         "rng": pending.rng,
         "complete": pending.complete,
-        "paused": pending.paused is not None,
     }
     text = json.dumps(info, default=json_default)
-    paused = to_arrays(pending.paused) if pending.paused is not None else {}
     data = io.BytesIO()
     np.savez_compressed(
         data,
@@ -77,7 +71,6 @@ def pending_bytes(pending: PendingGames) -> bytes:
         planes=pending.planes,
         policies=pending.policies,
         values=pending.values,
-        **{f"paused_{name}": array for name, array in paused.items()},
     )
     return data.getvalue()
 
@@ -102,13 +95,6 @@ def read_pending(file: Path) -> PendingGames:
         info = json.loads(arrays["info"].tobytes().decode("utf-8"))
         if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
             raise fail(f"not a pending games file of format {PENDING_FORMAT}")
-        paused = (
-            from_arrays(
-                {k[len("paused_") :]: v for k, v in arrays.items() if k.startswith("paused_")}
-            )
-            if info.get("paused")
-            else None
-        )
         pending = PendingGames(
             iteration=int(info["iteration"]),
             planes=arrays["planes"],
@@ -117,7 +103,6 @@ def read_pending(file: Path) -> PendingGames:
             stats=dict(info["stats"]),
             rng=dict(info["rng"]),
             complete=bool(info["complete"]),
-            paused=paused,
         )
     except CheckpointError:
         raise

@@ -48,8 +48,8 @@ class Examples:
 
 
 _COUNTERS = (
-    "games", "moves", "first_wins", "second_wins", "draws", "resigned", "playthroughs",
-    "false_resignations", "network_calls", "simulations", "cache_hits", "cache_lookups",
+    "games", "moves", "first_wins", "second_wins", "draws", "network_calls", "simulations",
+    "cache_hits", "cache_lookups",
 )  # fmt: skip
 
 
@@ -60,12 +60,6 @@ class SelfPlayStats:
     first_wins: int = 0
     second_wins: int = 0
     draws: int = 0
-    resigned: int = 0
-    """Games ended by resignation."""
-    playthroughs: int = 0
-    """Games that would have resigned but were played to the end to check."""
-    false_resignations: int = 0
-    """Of the playthroughs, those the would-be resigner did not lose."""
     network_calls: int = 0
     simulations: int = 0
     cache_hits: int = 0
@@ -105,10 +99,6 @@ class SelfPlayStats:
             "second_win_rate": self.second_wins / games,
             "draw_rate": self.draws / games,
             "mean_length": float(np.mean(self.lengths)) if self.lengths else 0.0,
-            "resigned": self.resigned,
-            "resign_playthroughs": self.playthroughs,
-            "false_resignations": self.false_resignations,
-            "false_resignation_rate": self.false_resignations / max(self.playthroughs, 1),
             "simulations_per_second": self.simulations / max(self.seconds, 1e-9),
             "mean_batch": self.simulations / max(self.network_calls, 1),
             "cache_hit_rate": self.cache_hits / max(self.cache_lookups, 1),

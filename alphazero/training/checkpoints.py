@@ -29,9 +29,8 @@ from ..network.model_files import (
     load_keras_file,
     save_model_atomic,
 )
-from ..selfplay.paused import PausedGame, paused_bytes, read_paused
 from ..selfplay.pending import json_default
-from .atomic import atomic_copy, atomic_write_bytes, atomic_write_text
+from .atomic import atomic_copy, atomic_write_text
 from .buffer_format import symmetry_tables
 from .replay_buffer import ReplayBuffer, ReplayBufferError
 from .run_errors import CheckpointError
@@ -43,11 +42,10 @@ from .run_files import (
     MODELS_DIR,
     buffer_name,
     model_name,
-    paused_name,
     resume_name,
 )
 from .run_folder import RunFolder
-from .run_metadata import check_inside, check_metadata, check_usable_path
+from .run_metadata import check_metadata, check_usable_path
 
 if TYPE_CHECKING:
     import keras
@@ -76,7 +74,6 @@ class RunDir(RunFolder):
         metadata: dict[str, Any],
         keep: bool,
         is_best: bool,
-        paused: list[PausedGame] | None = None,
     ) -> dict[str, Any]:
         """Save a checkpoint of ``iteration``; returns the metadata written.
 
@@ -85,10 +82,9 @@ class RunDir(RunFolder):
         ``kept_models`` and, when absent, ``game`` (from ``config.yaml``). ``keep`` keeps this
         iteration's model file for good; otherwise it goes once neither the latest nor the
         best. ``resume`` names the one file with the optimizer's state; ``model`` and every
-        other model file hold the weights alone. ``paused`` (``selfplay.carry_over``) goes to
-        ``paused_NNNN.npz``, which the metadata names as ``paused``.
+        other model file hold the weights alone.
 
-        Order: resume file, model file, buffer file (and paused games), ``metadata.json`` (the
+        Order: resume file, model file, buffer file, ``metadata.json`` (the
         commit point), ``latest.keras`` / ``best.keras``, then removal of what the new
         metadata does not name (the previous resume file among them). Iterations must
         increase, so no file a previous checkpoint names is ever overwritten.
@@ -102,7 +98,7 @@ class RunDir(RunFolder):
                     f"{self.path}: cannot save iteration {iteration}, the checkpoint already "
                     f"holds iteration {old['iteration']}"
                 )
-        new = self._new_metadata(iteration, metadata, old, keep, is_best, paused is not None)
+        new = self._new_metadata(iteration, metadata, old, keep, is_best)
         text = json.dumps(new, indent=2, default=json_default) + "\n"  # fail before writing
         check_metadata(json.loads(text), self.path / METADATA_FILE, self.path)  # and readable
 
@@ -110,8 +106,6 @@ class RunDir(RunFolder):
         save_model_atomic(model, self.path / new["resume"])  # (1)
         save_model_atomic(model, self.path / new["model"], include_optimizer=False)  # (2)
         buffer.save(self.path / new["buffer"])  # (3)
-        if paused is not None:
-            atomic_write_bytes(self.path / new["paused"], paused_bytes(paused, new.get("game")))
         atomic_write_text(self.path / METADATA_FILE, text)  # (4) the commit point
         atomic_copy(self.path / new["model"], self.path / LATEST_FILE)  # (5)
         atomic_copy(self.path / new["best"], self.path / BEST_FILE)
@@ -125,7 +119,6 @@ class RunDir(RunFolder):
         old: dict[str, Any] | None,
         keep: bool,
         is_best: bool,
-        paused: bool,
     ) -> dict[str, Any]:
         """``save``'s metadata: the caller's fields, and the files of ``iteration``."""
         model = model_name(iteration)
@@ -145,9 +138,6 @@ class RunDir(RunFolder):
             best=best,
             kept_models=kept,
         )
-        new.pop("paused", None)
-        if paused:
-            new["paused"] = paused_name(iteration)
         return new
 
     def remove_unused(self, metadata: dict[str, Any]) -> None:
@@ -155,28 +145,15 @@ class RunDir(RunFolder):
         need."""
         needed = {metadata["resume"], metadata["model"], metadata["buffer"], metadata["best"]}
         needed.update(metadata.get("kept_models", []))
-        if metadata.get("paused"):
-            needed.add(metadata["paused"])
         doomed: list[Path] = []
         doomed += [p for p in self.path.glob("resume_*.keras") if p.name not in needed]
         doomed += [p for p in self.path.glob("buffer_*.npz") if p.name not in needed]
-        doomed += [p for p in self.path.glob("paused_*.npz") if p.name not in needed]
         models = self.path / MODELS_DIR
         doomed += [p for p in models.glob("iter_*.keras") if f"{MODELS_DIR}/{p.name}" not in needed]
         for file in doomed:
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
         self.remove_temp_files()
-
-    def load_paused(self, metadata: dict[str, Any], game: Game) -> list[PausedGame]:
-        """The games the checkpoint ``metadata`` paused (none if it names no file), checked
-        against ``game`` (its initial position: they must replay from it): every problem is
-        a one-line ``CheckpointError`` naming the file."""
-        name = metadata.get("paused")
-        if name is None:
-            return []
-        check_inside(name, self.path.resolve(), f"{self.path / METADATA_FILE}: 'paused'")
-        return read_paused(self.path / name, game, metadata.get("iteration"))
 
     def load(
         self, capacity: int | None = None, *, compile: bool = True

@@ -34,7 +34,6 @@ from ..evaluation.run_evaluation import (
     evaluate_iteration,
     solved_positions_metrics,
 )
-from ..selfplay.paused import PausedGame
 from ..selfplay.pending import PendingGames
 from ..selfplay.results import Examples, SelfPlayStats
 from ..workers import SelfPlayInterrupted
@@ -184,8 +183,6 @@ def _iteration(s: Session) -> None:
         record["evaluation_seconds"] = evaluation_seconds
     if config.evaluation.solved_positions:
         record["connect4_positions"] = solved_positions_metrics(s.inference)
-    if s.paused is not None:  # games in flight at the iteration's end, to go on in the next
-        record["selfplay"]["paused"] = len(s.paused)
     _save(s, record, is_best)
 
 
@@ -203,7 +200,7 @@ def _self_play(
                 s.in_flight = _pending(iteration, examples, stats, s.rng, complete=False)
             raise
     examples, stats = _after(kept, examples, stats, s.new_game)
-    s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True, paused=s.paused)
+    s.in_flight = _pending(iteration, examples, stats, s.rng, complete=True)
     if stats.games:
         s.tracker.moves_per_game = stats.moves / stats.games
         if not s.tracker.estimate_shown:
@@ -228,14 +225,10 @@ def _first_estimate(config: Config, iteration: int, stats: SelfPlayStats) -> str
 
 
 def _play(s: Session, to_play: int) -> tuple[Examples, SelfPlayStats]:
-    """``to_play`` games through the backend; with carry-over, going on with the paused games
-    and leaving those it pauses in ``s.paused``."""
+    """``to_play`` games through the backend."""
     if not to_play:
         return Examples.empty(s.new_game()), SelfPlayStats()
-    if s.paused is None:
-        return s.backend.play(to_play, s.rng)
-    examples, stats, s.paused = s.backend.play_carrying(to_play, s.rng, s.paused)
-    return examples, stats
+    return s.backend.play(to_play, s.rng)
 
 
 def _train_network(
@@ -282,7 +275,7 @@ def _save(s: Session, record: dict[str, Any], is_best: bool) -> None:
     }
     keep = bool(config.checkpoint.keep_every) and iteration % config.checkpoint.keep_every == 0
     with deferred_interrupt(), _disk_full_is_one_line(s.run, iteration):
-        s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best, paused=s.paused)
+        s.run.save(iteration, s.model, s.buffer, meta, keep=keep, is_best=is_best)
         s.in_flight = None  # the checkpoint holds the games now
         s.run.discard_pending()
         append_metrics(s.run.path, record)
@@ -351,7 +344,6 @@ def _pending(
     stats: SelfPlayStats,
     rng: np.random.Generator,
     complete: bool,
-    paused: list[PausedGame] | None = None,
 ) -> PendingGames:
     return PendingGames(
         iteration=iteration,
@@ -361,7 +353,6 @@ def _pending(
         stats=stats.to_dict(),
         rng=rng.bit_generator.state,
         complete=complete,
-        paused=paused,
     )
 
 

@@ -8,8 +8,6 @@ Layout::
     models/iter_NNNN.keras   per-iteration models (kept per ``keep``; latest and best always)
     latest.keras, best.keras copies of the newest / best model, for people and ``play.py``
     buffer_NNNN.npz          the replay buffer of the iteration metadata names (only that one)
-    paused_NNNN.npz          with ``selfplay.carry_over``: the self-play games paused at the
-                             end of that iteration, to go on in the next (only that one)
     metrics.jsonl            one JSON line per iteration (``alphazero.training.metrics``)
     tensorboard/             the same metrics for TensorBoard
     pending_selfplay.npz     after Ctrl-C mid-iteration: that iteration's finished games
@@ -40,7 +38,7 @@ TENSORBOARD_DIR = "tensorboard"
 PENDING_FILE = "pending_selfplay.npz"
 _RUN_FILE = re.compile(
     r"(metadata\.json|config\.yaml|metrics\.jsonl|pending_selfplay\.npz|latest\.keras"
-    r"|best\.keras|(buffer|paused)_[0-9]{4,}\.npz|(resume|iter)_[0-9]{4,}\.keras)"
+    r"|best\.keras|buffer_[0-9]{4,}\.npz|(resume|iter)_[0-9]{4,}\.keras)"
 )
 """The files a save writes through a temporary file (``remove_temp_files``)."""
 
@@ -57,10 +55,6 @@ def resume_name(iteration: int) -> str:
     return f"resume_{iteration:04d}.keras"
 
 
-def paused_name(iteration: int) -> str:
-    return f"paused_{iteration:04d}.npz"
-
-
 def earlier_run_files(folder: Path) -> list[str]:
     """What a run has saved in ``folder``, relative to it: metadata, models, buffers, metrics
     and kept games (not ``config.yaml``, written before anything is trained, nor temp
@@ -72,7 +66,6 @@ def earlier_run_files(folder: Path) -> list[str]:
     models = [f"{MODELS_DIR}/{p.name}" for p in folder.glob(f"{MODELS_DIR}/iter_*")]
     found += sorted(models, key=_by_number)
     found += sorted((p.name for p in folder.glob("buffer_*.npz")), key=_by_number)
-    found += sorted((p.name for p in folder.glob("paused_*.npz")), key=_by_number)
     if (folder / METRICS_FILE).exists():
         found.append(METRICS_FILE)
     if (folder / PENDING_FILE).exists():
@@ -133,7 +126,6 @@ __all__ = [
     "describe_files",
     "earlier_run_files",
     "model_name",
-    "paused_name",
     "remove_temp_files",
     "resume_name",
 ]

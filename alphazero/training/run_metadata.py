@@ -1,6 +1,6 @@
 """Reading a run folder's ``metadata.json``: the one place that checks it against its schema.
 
-The metadata names the run's files (``resume``, ``model``, ``buffer``, ``best``, ``paused``,
+The metadata names the run's files (``resume``, ``model``, ``buffer``, ``best``,
 ``kept_models``), and a save rewrites or deletes what it names; so every such path must lie
 inside the run folder once symlinks are followed, or a hand-edited (or hostile) metadata
 file would have a save rewrite files elsewhere. Every other field has its type checked here
@@ -25,7 +25,7 @@ from .run_state import TOP_SCORE_KEYS, is_top_score
 READ_FORMATS = (1, 2, 3)
 """``metadata.json`` formats this version reads (``checkpoints.FORMAT`` for what it writes)."""
 REQUIRED_KEYS = ("format", "iteration", "model", "buffer", "best")
-FILE_KEYS = ("resume", "model", "buffer", "best", "paused")
+FILE_KEYS = ("resume", "model", "buffer", "best")
 """Keys naming one file of the run folder (``kept_models`` names a list of them)."""
 MAX_BYTES = 16 << 20
 """A checkpoint's metadata is a few kilobytes; more is not one of ours."""
@@ -79,7 +79,7 @@ def check_metadata(metadata: Any, file: Path, folder: Path) -> None:
         )
     root = _resolved(folder, file)
     for key in FILE_KEYS:
-        if key in metadata and not (key == "paused" and metadata[key] is None):
+        if key in metadata:
             check_inside(metadata[key], root, f"{file}: {key!r}")
     kept = metadata.get("kept_models", [])
     if not isinstance(kept, list):

@@ -1,5 +1,5 @@
 """Where a training session starts: a new run, or the checkpoint of one resumed (its model,
-buffer, counters and random state, kept and paused games), and what its iterations use
+buffer, counters, random state and kept games), and what its iterations use
 (trainer, inference, self-play backend, progress).
 """
 
@@ -25,8 +25,6 @@ from ..evaluation.run_evaluation import check_model_opponents, top_score_from_me
 from ..games import Game, make
 from ..network.model import InferenceModel, build_network
 from ..progress import RunProgress
-from ..selfplay.paused import PausedGame
-from ..selfplay.paused import check as check_paused
 from ..selfplay.pending import PendingGames
 from ..workers import SelfPlayBackend, make_backend
 from .buffer_format import symmetry_tables
@@ -52,8 +50,6 @@ class Start:
     state: RunState
     rng: np.random.Generator
     line: str
-    paused: list[PausedGame] = field(default_factory=list)
-    """The games the checkpoint paused (``selfplay.carry_over``), checked against the game."""
 
 
 def start_run(
@@ -92,8 +88,6 @@ def start_run(
             state,
             rng,
             f"resuming {run.path} at iteration {state.iteration}",
-            # Checked now, before any worker starts: a bad file is one line, not a crash.
-            paused=_checkpoint_paused(run, config, meta),
         )
     if run is not None:
         run.remove_temp_files()
@@ -140,9 +134,6 @@ class Session:
     """Games kept by an earlier Ctrl-C, for the first iteration to go on from."""
     in_flight: PendingGames | None = None
     """The iteration's finished games, kept on disk if Ctrl-C comes before its checkpoint."""
-    paused: list[PausedGame] | None = None
-    """With ``selfplay.carry_over``: the games paused at the end of the last self-play, for
-    the next to go on with (and the checkpoint to keep); None without it."""
     cpu_mark: float = field(default_factory=time.process_time)
     """Where this process's CPU time is counted from: where the last iteration's count
     ended, so that its solved positions and its checkpoint count in the next."""
@@ -165,7 +156,6 @@ class Session:
             max_batch=config.selfplay.parallel_games,
             precision=config.search.inference_precision,
         )
-        paused = _carried(run, config, start.paused, pending, game)
         backend = make_backend(config, start.model, inference, progress)
         tracker = RunProgress(config.iterations, *last_speeds(run.path, config))
         return cls(
@@ -181,7 +171,6 @@ class Session:
             backend=backend,
             tracker=tracker,
             pending=pending,
-            paused=paused,
         )
 
     def new_game(self) -> Game:
@@ -238,44 +227,6 @@ def _kept_line(pending: PendingGames, config: Config) -> str:
         f"{pending.games} of iteration {pending.iteration}'s "
         f"{config.selfplay.games_per_iteration} games were played before the stop"
     )
-
-
-def _checkpoint_paused(run: RunDir, config: Config, meta: dict[str, Any]) -> list[PausedGame]:
-    """The games the checkpoint paused, checked, when the run carries games over (a run that
-    no longer does leaves them, and its next checkpoint removes the file)."""
-    if not config.selfplay.carry_over:
-        return []
-    return run.load_paused(meta, make(config.game.name, **config.game.params))
-
-
-def _carried(
-    run: RunDir,
-    config: Config,
-    saved: list[PausedGame],
-    pending: PendingGames | None,
-    game: Game,
-) -> list[PausedGame] | None:
-    """The paused games the first iteration goes on with (None without carry-over).
-
-    Games kept by a Ctrl-C supersede the checkpoint's: after the whole self-play (Ctrl-C in
-    training or evaluation) they hold the games it paused, so the run goes on exactly; in
-    the middle of it, the checkpoint's paused games had gone on, to end among the kept games
-    or to be lost in flight, so none is carried (that iteration is then another run's, as
-    any interrupted self-play is).
-    """
-    if not config.selfplay.carry_over:
-        return None
-    if pending is None:
-        return list(saved)
-    if not pending.complete or pending.paused is None:
-        return []
-    try:
-        check_paused(pending.paused, game)
-    except ValueError as error:
-        raise CheckpointError(
-            f"{run.path / PENDING_FILE}: {error}; remove the file to play the iteration again"
-        ) from None
-    return list(pending.paused)
 
 
 def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:

@@ -5,8 +5,6 @@ the examples and statistics of that many finished games, played with the model's
 they are at the call (so workers are refreshed after every training iteration). Backends
 are chosen by ``selfplay.backend`` and ``selfplay.workers`` in the config. Ctrl-C during
 ``play`` raises ``SelfPlayInterrupted``, holding the games finished until then.
-``play_carrying`` is ``play`` for ``selfplay.carry_over``: it goes on with the games paused
-at the end of the last call and returns those it pauses in turn.
 """
 
 from __future__ import annotations
@@ -16,24 +14,14 @@ import numpy as np
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
-from ..selfplay.loop import play_games, play_games_carrying
-from ..selfplay.paused import PausedGame
+from ..selfplay.loop import play_games
 from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
-from .base import (
-    OneWayToPlay,
-    SelfPlayBackend,
-    SelfPlayInterrupted,
-    WorkerError,
-    merge,
-    merge_paused,
-    split_games,
-    split_paused,
-)
+from .base import SelfPlayBackend, SelfPlayInterrupted, WorkerError, merge, split_games
 from .processes import ProcessBackend
 from .ray_backend import RayBackend
 
 
-class LocalBackend(OneWayToPlay):
+class LocalBackend:
     """Self-play in this process, through the training loop's own inference model."""
 
     in_process = True
@@ -47,25 +35,16 @@ class LocalBackend(OneWayToPlay):
     def new_game(self) -> Game:
         return make(self.config.game.name, **self.config.game.params)
 
-    def _play(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
         finished = FinishedGames()
         config = self.config
         try:
-            if paused is None:
-                examples, stats = play_games(
-                    self.new_game, self.inference, num_games, config.search, config.selfplay,
-                    rng, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
-                )  # fmt: skip
-                return examples, stats, None
-            return play_games_carrying(
-                self.new_game, self.inference, num_games, config.search, config.selfplay, rng,
-                paused, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
+            return play_games(
+                self.new_game, self.inference, num_games, config.search, config.selfplay,
+                rng, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
             )  # fmt: skip
         except KeyboardInterrupt:
-            # The games in flight (paused ones going on among them) are lost, as without
-            # carry-over: the kept games' iteration goes on without them.
+            # The games in flight are lost: the kept games' iteration goes on without them.
             raise SelfPlayInterrupted(*finished.result(self.new_game())) from None
 
     def close(self) -> None:
@@ -89,7 +68,5 @@ __all__ = [
     "WorkerError",
     "make_backend",
     "merge",
-    "merge_paused",
     "split_games",
-    "split_paused",
 ]

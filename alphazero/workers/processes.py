@@ -5,9 +5,7 @@ TensorFlow is already running is unsafe). Each builds the game's network once; e
 ``play`` sends them the learner's current weights, their share of the games and a seed,
 and merges what they send back in worker order, so a run is reproducible for a given
 random state and worker count. Each game's examples are sent as it ends, so that Ctrl-C
-keeps the games finished so far (``SelfPlayInterrupted``). With ``selfplay.carry_over``
-each worker is sent its share of the paused games (``split_paused``) and sends back those it
-paused, merged in worker order.
+keeps the games finished so far (``SelfPlayInterrupted``).
 
 Each worker's TensorFlow is limited to ``cores // workers`` intra-op threads: left at its
 default, every process's thread pool spans every core and the processes slow each other
@@ -36,19 +34,10 @@ from tqdm import tqdm
 from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
-from ..selfplay.loop import play_games, play_games_carrying
-from ..selfplay.paused import PausedGame
+from ..selfplay.loop import play_games
 from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
 from ..training.interrupts import raise_if_interrupted, sigint_ignored
-from .base import (
-    OneWayToPlay,
-    SelfPlayInterrupted,
-    WorkerError,
-    merge,
-    merge_paused,
-    split_games,
-    split_paused,
-)
+from .base import SelfPlayInterrupted, WorkerError, merge, split_games
 
 START_TIMEOUT = 300.0
 """Seconds a worker may take to import TensorFlow and build its network."""
@@ -146,34 +135,6 @@ class SelfPlayWorker:
             on_step=on_step,
         )
 
-    def play_carrying(
-        self,
-        weights: list[np.ndarray] | None,
-        num_games: int,
-        seed: int,
-        index: int,
-        paused: list[PausedGame],
-        on_game: Callable[[Examples, SelfPlayStats], None] | None = None,
-        on_step: Callable[[int], None] | None = None,
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame]]:
-        """``play``, going on with this worker's share of the ``paused`` games; returns the
-        games it pauses too (``play_games_carrying``)."""
-        if weights is not None:
-            self.set_weights(weights)
-        rng = np.random.default_rng([seed, index])
-        return play_games_carrying(
-            self.new_game,
-            self.inference,
-            num_games,
-            self.config.search,
-            self.config.selfplay,
-            rng,
-            paused,
-            progress=False,
-            on_game=on_game,
-            on_step=on_step,
-        )
-
 
 # ----------------------------------------------------------------------- worker process
 def _every(seconds: float, call: Callable[[int], None]) -> Callable[[int], None]:
@@ -231,16 +192,10 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
             job = conn.recv()
             if job is None:
                 break
-            weights, num_games, seed, paused = job
+            weights, num_games, seed = job
             on_step = _every(MOVES_INTERVAL, lambda moves: conn.send(("moves", moves)))
-            if paused is None:
-                _, stats = worker.play(weights, num_games, seed, index, on_game, on_step)
-                conn.send(("result", stats, None))
-            else:
-                _, stats, carried = worker.play_carrying(
-                    weights, num_games, seed, index, paused, on_game, on_step
-                )
-                conn.send(("result", stats, carried))
+            _, stats = worker.play(weights, num_games, seed, index, on_game, on_step)
+            conn.send(("result", stats))
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         pass  # the driver is gone or closing
     except BaseException as error:
@@ -252,7 +207,7 @@ def _worker_main(index: int, config: Config, threads: int, conn: Connection, par
 
 
 # ----------------------------------------------------------------------- the driver's side
-class ProcessBackend(OneWayToPlay):
+class ProcessBackend:
     """Self-play in ``config.selfplay.workers`` processes, with the learner's weights."""
 
     in_process = False
@@ -339,15 +294,13 @@ class ProcessBackend(OneWayToPlay):
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
         return WorkerError(f"self-play worker {index} (pid {process.pid}) died ({how})")
 
-    def _play(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        """Play ``num_games`` games in the workers with the learner's current weights."""
         if self._closed:
             raise WorkerError("the self-play workers are closed")
         start = time.perf_counter()
         seed = int(rng.integers(2**63))
         shares = split_games(num_games, self.workers)
-        paused_shares = split_paused(paused, len(shares)) if paused is not None else None
         weights = [np.asarray(w) for w in self.model.get_weights()]
         self._busy = True
         bar = progress_bars.bar(
@@ -360,12 +313,10 @@ class ProcessBackend(OneWayToPlay):
                 if not self._processes[index].is_alive():
                     raise self._died(index)
                 try:
-                    carried = paused_shares[index] if paused_shares is not None else None
-                    self._conns[index].send((weights, games, seed, carried))
+                    self._conns[index].send((weights, games, seed))
                 except (BrokenPipeError, ConnectionResetError, EOFError):
                     raise self._died(index) from None
             results: dict[int, SelfPlayStats] = {}
-            paused_back: dict[int, list[PausedGame]] = {}
             pending = set(range(len(shares)))
             while pending:
                 raise_if_interrupted()
@@ -378,8 +329,6 @@ class ProcessBackend(OneWayToPlay):
                         bar.update(1)
                     elif message[0] == "result":
                         results[index] = message[1]
-                        if message[2] is not None:
-                            paused_back[index] = message[2]
                         pending.discard(index)
                 bar.refresh()  # the run's clock moves on between games too
         except KeyboardInterrupt:
@@ -398,9 +347,7 @@ class ProcessBackend(OneWayToPlay):
             [(finished[i].result(game)[0], results[i]) for i in range(len(shares))]
         )
         stats.seconds = time.perf_counter() - start  # wall time, sending weights included
-        if paused is None:
-            return examples, stats, None
-        return examples, stats, merge_paused([paused_back[i] for i in range(len(shares))])
+        return examples, stats
 
     def _finished(self, finished: list[FinishedGames]) -> tuple[Examples, SelfPlayStats]:
         """The games the workers had finished, in worker order, and their statistics."""

@@ -9,9 +9,7 @@ actor that dies (its process killed, its node lost) is replaced by a new one, or
 cluster has no room left for it, its share goes to an actor still alive (and the run goes
 on with fewer); either way the share is replayed with the same seed, so the iteration loses
 nothing, counts nothing twice and stays reproducible; a warning line says so. Ctrl-C keeps
-the shares that had come back (``SelfPlayInterrupted``); the others' games are lost. With
-``selfplay.carry_over`` each actor is sent its share of the paused games (``split_paused``,
-sent again with a replayed share) and returns those it paused, merged in worker order.
+the shares that had come back (``SelfPlayInterrupted``); the others' games are lost.
 
 Ray is optional (``pip install -e ".[ray]"``) and imported only here. Without an address
 (``selfplay.ray_address``, else ``RAY_ADDRESS``) a local Ray instance is started, and shut
@@ -33,18 +31,9 @@ import numpy as np
 from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
-from ..selfplay.paused import PausedGame
 from ..selfplay.results import Examples, SelfPlayStats
 from ..training.interrupts import raise_if_interrupted
-from .base import (
-    OneWayToPlay,
-    SelfPlayInterrupted,
-    WorkerError,
-    merge,
-    merge_paused,
-    split_games,
-    split_paused,
-)
+from .base import SelfPlayInterrupted, WorkerError, merge, split_games
 from .processes import START_TIMEOUT, SelfPlayWorker, available_cores
 from .ray_cluster import HeadWatch, describe, join, room_problem
 
@@ -81,7 +70,7 @@ def _import_ray() -> Any:
     return ray
 
 
-class RayBackend(OneWayToPlay):
+class RayBackend:
     """Self-play in ``config.selfplay.workers`` Ray actors, with the learner's weights."""
 
     in_process = False
@@ -164,17 +153,12 @@ class RayBackend(OneWayToPlay):
     def _new_actor(self) -> Any:
         return self._actor_class.remote(self.config, ACTOR_CPUS)
 
-    def _submit(
-        self, index: int, weights: Any, games: int, seed: int, paused: list[PausedGame] | None
-    ) -> tuple[Any, Any]:
+    def _submit(self, index: int, weights: Any, games: int, seed: int) -> tuple[Any, Any]:
         """Send share ``index`` to its actor; the task's reference and that actor."""
         # A share whose actor was lost goes to one still alive (Ray queues it behind that
         # actor's own share); the seed goes with the share, so its games stay the same.
         actor = self.actors[index % len(self.actors)]
-        if paused is None:
-            ref = actor.play.remote(weights, games, seed, index)
-        else:
-            ref = actor.play_carrying.remote(weights, games, seed, index, paused)
+        ref = actor.play.remote(weights, games, seed, index)
         hook = type(self).after_submit
         if hook is not None:
             hook(index, actor)
@@ -253,23 +237,19 @@ class RayBackend(OneWayToPlay):
                     raise WorkerError(f"self-play actor {index} failed: {line}") from None
                 bar.update(shares[index])
 
-    def _play(
-        self, num_games: int, rng: np.random.Generator, paused: list[PausedGame] | None
-    ) -> tuple[Examples, SelfPlayStats, list[PausedGame] | None]:
+    def play(self, num_games: int, rng: np.random.Generator) -> tuple[Examples, SelfPlayStats]:
+        """Play ``num_games`` games on the actors with the learner's current weights."""
         if self._closed:
             raise WorkerError("the self-play actors are closed")
         ray = self._ray
         start = time.perf_counter()
         seed = int(rng.integers(2**63))
         shares = split_games(num_games, self.workers)
-        carried: list[list[PausedGame] | None] = (
-            list(split_paused(paused, len(shares))) if paused is not None else [None] * len(shares)
-        )
         weights = ray.put([np.asarray(w) for w in self.model.get_weights()])
         pending: dict[Any, tuple[int, Any]] = {}
 
         def send(index: int) -> None:
-            ref, actor = self._submit(index, weights, shares[index], seed, carried[index])
+            ref, actor = self._submit(index, weights, shares[index], seed)
             pending[ref] = (index, actor)
 
         for index in range(len(shares)):
@@ -281,18 +261,16 @@ class RayBackend(OneWayToPlay):
         try:
             self._collect(pending, send, shares, results, bar)
         except KeyboardInterrupt:
-            kept = [results[i][:2] for i in sorted(results)]
+            kept = [results[i] for i in sorted(results)]
             game = make(self.config.game.name, **self.config.game.params)
             examples, stats = merge(kept) if kept else (Examples.empty(game), SelfPlayStats())
             stats.seconds = time.perf_counter() - start
             raise SelfPlayInterrupted(examples, stats) from None
         finally:
             bar.close()
-        examples, stats = merge([results[i][:2] for i in range(len(shares))])
+        examples, stats = merge([results[i] for i in range(len(shares))])
         stats.seconds = time.perf_counter() - start  # wall time, sending weights included
-        if paused is None:
-            return examples, stats, None
-        return examples, stats, merge_paused([results[i][2] for i in range(len(shares))])
+        return examples, stats
 
     def close(self) -> None:
         """Kill the actors, and shut down the local Ray instance if this backend started it."""

@@ -97,7 +97,6 @@ def _outside_paths(run: Path) -> dict[str, tuple[str, object]]:
         "resume_absolute": ("resume", str(victim)),
         "buffer_absolute": ("buffer", "/etc/passwd"),
         "model_dotdot": ("model", "../mine/../../victim/other_run_resume.keras"),
-        "paused_dotdot": ("paused", "../../victim/paused.npz"),
         "kept_models_the_folder_itself": ("kept_models", ["."]),
         "kept_models_empty_name": ("kept_models", [""]),
         "kept_models_nul": ("kept_models", ["models/iter_0002.keras\u0000x"]),
