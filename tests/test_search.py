@@ -16,12 +16,15 @@ from alphazero.search import (
     Node,
     RootNoise,
     SearchParams,
+    SearchPolicy,
     detach,
     process_policy,
     puct_policy,
     run,
     symmetric_policy,
 )
+from alphazero.search import search as search_roots
+from alphazero.search.collector import FULL_COLLECTION_EVERY
 
 
 def uniform_policy(num_actions: int):
@@ -438,6 +441,33 @@ def test_full_collections_are_rare_during_searches_in_threads_and_restored_after
     for thread in threads:
         thread.join()
     assert seen and all(t[2] >= 1000 for t in seen)
+    assert gc.get_threshold() == before
+
+
+def test_a_search_holds_full_collections_back_from_its_first_beginning_to_its_last_choice():
+    # A beginning makes objects for each root: at the default threshold they set off the
+    # full collections that the search's steps held back.
+    puct = puct_policy(SearchParams())
+    seen = []
+
+    def begin(node, simulations, rng, recorded, sampled):
+        seen.append(gc.get_threshold()[2])
+        begun = puct.begin(node, simulations, rng, recorded=recorded, sampled=sampled)
+        choose = begun.choose
+
+        def choose_and_look(tau, choice_rng):
+            seen.append(gc.get_threshold()[2])
+            return choose(tau, choice_rng)
+
+        begun.choose = choose_and_look
+        return begun
+
+    before = gc.get_threshold()
+    roots = [Node(make("connect4")) for _ in range(3)]
+    looking = SearchPolicy(SearchParams(), begin)
+    rng = np.random.default_rng(0)
+    search_roots(roots, uniform_policy(7), SearchParams(), 8, rng, policy=looking)
+    assert seen == [FULL_COLLECTION_EVERY] * 6  # three beginnings, three choices
     assert gc.get_threshold() == before
 
 

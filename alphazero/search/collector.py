@@ -16,11 +16,11 @@ but not the trees, and with fewer objects held the quarter rule fires more often
 no faster). Not ``gc.disable()``: cycles made elsewhere in the process would never be freed.
 
 The threshold is one for the whole process, and the web app searches in one thread per
-session: the first search step to start raises it and the last one to end restores it. Between
-two steps (choosing moves, re-rooting) the default thresholds apply, except in self-play,
-which holds it from its first game to its last (``selfplay.play_games``): the quarter rule
-still lets a full collection come once enough objects were promoted, so a collection the
-steps held back came all the same, at the first allocation between two steps.
+session: the first search step to start raises it and the last one to end restores it.
+``policies.search`` holds it from its first root's beginning to its last choice, and
+self-play from its first game to its last (``selfplay.play_games``): held during the steps
+alone, a full collection they held back came all the same at the first allocations between
+two steps (the quarter rule still lets one come once enough objects were promoted).
 """
 
 from __future__ import annotations
@@ -67,5 +67,5 @@ class _RareFullCollections:
 
 
 rare_full_collections = _RareFullCollections()
-"""``with rare_full_collections:`` around a search step (``batched.search_step``) and
-around all of self-play."""
+"""``with rare_full_collections:`` around a search step (``batched.search_step``), a whole
+search (``policies.search``) and all of self-play."""

@@ -28,6 +28,7 @@ import numpy as np
 
 from .batched import RootSearch, run
 from .choice import Choice
+from .collector import rare_full_collections
 from .gumbel import GumbelRoot, gumbel_choice, reroot, select_child
 from .node import Node, add_dirichlet_noise, puct_child, select
 from .params import SearchParams
@@ -173,12 +174,16 @@ def search(
     """
     counts = [simulations] * len(roots) if isinstance(simulations, int) else list(simulations)
     policy = policy if policy is not None else make_policy(params)
-    searches = [
-        policy.begin(root, n, rng, recorded=explore, sampled=explore)
-        for root, n in zip(roots, counts, strict=True)
-    ]
-    calls = run(searches, evaluator)
-    choices = [s.choose(tau, rng) for s in searches]
+    # Held from the first root's beginning to the last choice, not only during the steps:
+    # the objects each beginning makes would otherwise set off the full collections the
+    # steps held back, every search of many roots.
+    with rare_full_collections:
+        searches = [
+            policy.begin(root, n, rng, recorded=explore, sampled=explore)
+            for root, n in zip(roots, counts, strict=True)
+        ]
+        calls = run(searches, evaluator)
+        choices = [s.choose(tau, rng) for s in searches]
     num_actions = roots[0].game.num_actions if roots else 0
     return SearchOutput(
         actions=np.array([c.action for c in choices], dtype=np.int64),
