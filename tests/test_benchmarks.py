@@ -108,6 +108,11 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
             "--positions: No such file",
         ),
         (bench / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "selfplay_cost.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (bench / "selfplay_cost.py", ["--cpu-seconds", "0"], "--cpu-seconds must be above 0"),
+        (bench / "selfplay_cost.py", ["--only", "metrics"], "--only metrics needs --metrics"),
+        (bench / "selfplay_cost.py", ["--metrics", str(tmp_path)], "no metrics.jsonl there"),
+        (bench / "selfplay_cost.py", ["nope.yaml"], "nope.yaml: no such config"),
         (bench / "inference_engines.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "inference_engines.py", ["--engines", "onnx"], "--engines: unknown 'onnx'"),
         (bench / "play_speed.py", ["--moves", "0"], "--moves must be at least 1"),
@@ -179,6 +184,40 @@ def test_compare_runs_budget_table_averages_the_last_iterations_within_each_budg
     # 128 games an iteration in both: iteration 2 of each, alone.
     row = by_games.stdout.splitlines()[-1].split()
     assert row == ["256", "50.0%", "/", "40.0%", "(", "2)", "40.0%", "/", "30.0%", "(", "2)"]
+
+
+def test_selfplay_cost_splits_a_runs_cpu_between_selfplay_and_training(tmp_path):
+    run_folder = tmp_path / "run"
+    run_folder.mkdir()
+    (run_folder / "config.yaml").write_text(
+        "game:\n  name: tictactoe\ntrain:\n  steps_per_iteration: 10\n"
+    )
+    # Each iteration: 60 CPU-s of self-play (120 moves), 30 of training, 10 of the rest.
+    lines = [
+        json.dumps({"iteration": i, "cpu_seconds": 100.0 * i, "train_cpu_seconds": 30.0,
+                    "selfplay": {"cpu_seconds": 60.0, "moves": 120}, "train": {"loss": 1.0}})
+        for i in (1, 2)
+    ]  # fmt: skip
+    (run_folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+    done = run(ROOT / "benchmarks" / "selfplay_cost.py", "--only", "metrics", "--metrics",
+               str(run_folder))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    row = done.stdout.splitlines()[-1].split()
+    assert row[1:] == ["2", "0.06", "60.0%", "30.0%", "10.0%", "3.00", "2.0"]
+
+
+def test_selfplay_cost_accounts_for_all_of_a_rounds_cpu_by_part():
+    done = run(ROOT / "benchmarks" / "selfplay_cost.py", str(ROOT / "configs" / "tictactoe.yaml"),
+               "--only", "selfplay", "--rounds", "1", "--cpu-seconds", "0.5")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.split("CPU share by part:")[1].splitlines()[1:]
+    shares = {line[:32].strip(): float(line[32:].strip().rstrip("%")) for line in lines}
+    instrumentation = shares.pop("instrumentation (in the above)")
+    # The last part is what no timer counted: below 0, a call inside another counted twice.
+    assert min(shares.values()) >= 0 and sum(shares.values()) == pytest.approx(100, abs=0.6)
+    assert shares["(a) network forward pass"] > 0 and shares["(b) tree walk (search/)"] > 0
+    assert 0 <= instrumentation < 50
+    assert float(done.stdout.split("moves per CPU-second")[1].split()[0]) > 0
 
 
 def test_every_command_line_option_says_what_it_does_in_help():
