@@ -17,6 +17,8 @@ SHIPPED_FILES = re.compile(
     r"|resume_[0-9]{4,}\.keras|buffer_[0-9]{4,}\.npz"
 )
 FOLDER_BUDGET = 15 * 2**20
+
+
 def committed(folder: Path) -> list[str]:
     """The files git tracks under ``folder`` (what a clone gets), relative to it."""
     out = subprocess.run(
