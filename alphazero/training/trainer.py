@@ -90,8 +90,7 @@ class Trainer:
 
     The train step is one ``tf.function`` with a batch dimension of ``None``: batches of any
     size, including a short one, use the same single trace (``trace_count`` stays 1). It is
-    not XLA-compiled: on the 2-core target CPU, 64x5 Connect Four net, batch 256, a step took
-    157 ms without XLA and 437 ms with it.
+    not XLA-compiled, which was slower on the target CPU (docs/research/benchmarks.md).
     """
 
     def __init__(self, model: keras.Model, config: TrainConfig) -> None:
