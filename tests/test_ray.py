@@ -13,4 +13,4 @@ def test_ray_backend_trains_and_survives_a_killed_actor():
     result = run_cases("ray_cases.py", timeout=900)
     output = result.stdout[-4000:] + result.stderr[-2000:]
     assert result.returncode == 0, output
-    assert "3 passed" in result.stdout, output
+    assert "2 passed" in result.stdout, output
