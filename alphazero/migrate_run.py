@@ -6,7 +6,7 @@
   ``metadata.json`` then names; every other model file loses its optimizer, and
   ``latest.keras`` / ``best.keras`` are copied again from the files they copy.
 - Format 2 (laid out as 3): ``metadata.json`` says 3. Resuming such a folder as it is gives
-  the same run, so a shipped model or a run in progress of format 2 need not be migrated.
+  the same run, so a folder of format 2 need not be migrated.
 - A replay buffer of format 1 (``replay_buffer``) is written again in format 2: the same
   examples in fewer bytes, read back bit for bit.
 

@@ -115,8 +115,7 @@ def test_a_kill_while_migrating_leaves_the_folder_as_it_was_or_migrated(
 
 
 def test_a_format_2_folder_resumes_as_it_is_and_migrating_changes_only_its_number(tmp_path, models):
-    """The shipped Connect Four and Gomoku 8x8 models and the 15x15 run in progress are of
-    format 2: they load, play and resume without being migrated."""
+    """A run folder of format 2 loads, plays and resumes without being migrated."""
     run = RunDir.create(tmp_path / "run", make_config())
     run.save(1, models[0], tiny_buffer(5), {}, keep=False, is_best=True)
     metadata_file = run.path / "metadata.json"

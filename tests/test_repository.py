@@ -3,12 +3,17 @@ checkpoints/README.md, each slimmed; the Python version is stated the same way e
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from alphazero.training.checkpoints import FORMAT as RUN_FORMAT
+from alphazero.training.replay_buffer import FORMAT_VERSION as BUFFER_FORMAT
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
@@ -65,6 +70,25 @@ def test_a_shipped_model_holds_only_what_play_and_resume_read(name):
     assert {"best.keras", "config.yaml", "metadata.json", "metrics.jsonl"} <= set(files)
     size = sum((folder / f).stat().st_size for f in files)
     assert size <= FOLDER_BUDGET, f"{name}: {size / 2**20:.1f} MiB"
+
+
+@pytest.mark.parametrize(
+    "folder",
+    sorted(
+        {
+            CHECKPOINTS / kind / Path(p).parts[0]
+            for kind in ("pretrained", "in_progress")
+            for p in committed(CHECKPOINTS / kind)
+        }
+    ),
+    ids=lambda folder: f"{folder.parent.name}/{folder.name}",
+)
+def test_a_committed_run_is_of_the_current_format(folder):
+    """Shipped models and runs in progress need no ``python -m alphazero.migrate_run``."""
+    assert json.loads((folder / "metadata.json").read_text())["format"] == RUN_FORMAT
+    for buffer in folder.glob("buffer_*.npz"):
+        with np.load(buffer) as archive:
+            assert int(archive["format"]) == BUFFER_FORMAT, buffer.name
 
 
 def test_the_python_version_is_stated_alike():
