@@ -22,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shipped_helpers import ship_tiny_model
 
 from alphazero.evaluation.players import ModelPlayer, ModelSource, MoveStat, PlayerOptions, Thought
 from alphazero.games import make, view_for
 from alphazero.play.board import Style, use_color
-from alphazero.play.models import default_model, how_to_train
+from alphazero.play.models import PRETRAINED_DIR, default_model, how_to_train
 from alphazero.play.options import parse_game
 from alphazero.play.prompt import LineReader
 from alphazero.play.records import GameRecord
@@ -220,22 +221,31 @@ def test_end_of_input_and_quit_leave_politely(tmp_path):
     assert out.rstrip().endswith("bye") and "result:" not in out
 
 
-def test_no_model_says_how_to_train_one_and_where_it_looked(tmp_path, bare_checkout):
+def test_no_model_plays_the_baseline_and_says_how_to_train_one_and_where_it_looked(
+    tmp_path, bare_checkout
+):
     shipped = bare_checkout.parent / "checkpoints" / "pretrained"
-    shipped.mkdir(parents=True)  # there, but holding no model of this game
+    shipped.mkdir(parents=True, exist_ok=True)  # there, but holding no model of this game
+    out, err = play([], lines("quit"), tmp_path, script=bare_checkout)
+    message = err.strip()
+    assert "\n" not in message
+    assert message.startswith("no model yet for Connect Four (none in checkpoints/pretrained or ")
+    assert f"none in checkpoints/pretrained or {shipped}), so you play the baseline uct:2000" in err
+    assert "`python train.py`" in message
+    assert "`python play.py --model checkpoints/connect4`" in message
+    assert "Connect Four: X (you) against O (uct:2000)" in out and out.rstrip().endswith("bye")
+
+    # A match has no person to give a game to: the model it names is missing, and said so.
     done = subprocess.run(
-        [sys.executable, str(bare_checkout)],
+        [sys.executable, str(bare_checkout), "--p1", "uct:10"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
         timeout=60,
     )
-    assert done.returncode == 2 and done.stdout == ""
-    message = done.stderr.strip()
-    assert "\n" not in message and "Traceback" not in message
-    assert "`python train.py`" in message
-    assert "`python play.py --model checkpoints/connect4`" in message
-    assert f"none in checkpoints/pretrained or {shipped} for this board" in message
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("no model yet for Connect Four (none in ")
+    assert done.stderr.rstrip().endswith("(or play a baseline in the terminal: --p2 uct:2000)")
 
 
 def test_the_shipped_models_are_found_from_any_folder(tmp_path, monkeypatch):
@@ -290,7 +300,7 @@ def test_a_match_that_cannot_be_written_still_shows_its_result(tmp_path):
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
-def test_how_to_train_names_the_config_for_that_board(monkeypatch):
+def test_how_to_train_names_the_config_for_that_board(tmp_path, monkeypatch):
     monkeypatch.chdir(PLAY.parent)
     eight = how_to_train("gomoku", {"size": 8, "n_in_row": 5}, "gomoku8")
     assert "`python train.py --config configs/gomoku_8x8.yaml`," in eight
@@ -298,8 +308,12 @@ def test_how_to_train_names_the_config_for_that_board(monkeypatch):
     fifteen = how_to_train("gomoku", {"size": 15, "n_in_row": 5}, "gomoku15")
     assert "`python train.py --config configs/gomoku_15x15.yaml`," in fifteen
     twelve = how_to_train("gomoku", {"size": 12, "n_in_row": 5}, "gomoku:size=12")
+    assert twelve.startswith("no model yet for Gomoku 12x12, 5 in a row (none in ")
     assert "configs/gomoku.yaml` (set its game params to size=12,n_in_row=5)" in twelve
     assert "`python train.py`," in how_to_train("connect4", {})
+    # From another folder, the configs of this checkout name the board's own.
+    monkeypatch.chdir(tmp_path)
+    assert "--config configs/gomoku_15x15.yaml`," in how_to_train("gomoku", {}, "gomoku")
 
 
 def test_default_model_matches_the_board_not_just_the_game(tmp_path, monkeypatch):
@@ -317,7 +331,7 @@ def test_default_model_matches_the_board_not_just_the_game(tmp_path, monkeypatch
     eight = run_folder(shipped / "gomoku_8x8_5", 8, 5)
     assert default_model("gomoku", {"size": 6, "n_in_row": 4}) == six
     assert default_model("gomoku", {"size": 8, "n_in_row": 5}) == eight
-    assert default_model("gomoku", {"size": 15, "n_in_row": 5}) is None
+    assert default_model("gomoku", {"size": 12, "n_in_row": 5}) is None
     assert default_model("gomoku", {}) is None  # the 15x15 default is not the 6x6 model
 
     # A user's own run is found when nothing is shipped, but only once it has a model.
@@ -533,6 +547,52 @@ def test_quiet_hides_the_thoughts_and_the_shipped_model_is_the_default(tmp_path,
     assert not THOUGHT.search(out) and "its outlook" not in out
     assert re.search(r"^  hint: ", out, re.M)  # asked for, so shown
     assert_finished(out)
+
+
+# ------------------------------------------------------------- Gomoku on the 15x15 board
+@pytest.fixture(scope="module")
+def gomoku15_project(tmp_path_factory) -> Path:
+    """A folder laid out as a project shipping a tiny untrained Gomoku 15x15 model, beside a
+    Gomoku 6x6 one in ``gomoku/``, the folder tried first for ``--game gomoku``."""
+    root = tmp_path_factory.mktemp("project")
+    ship_tiny_model(root, "gomoku_15x15", make("gomoku"))
+    six = root / "checkpoints" / "pretrained" / "gomoku"
+    six.mkdir()
+    (six / "config.yaml").write_text("game:\n  name: gomoku\n  params: {size: 6, n_in_row: 4}\n")
+    return root
+
+
+def test_gomoku_is_the_15x15_board_and_plays_its_shipped_model(gomoku15_project, monkeypatch):
+    name, params = parse_game("gomoku")
+    assert make(name, **params).params == {"size": 15, "n_in_row": 5}
+    out, _ = play(["--game", "gomoku", "--sims", "4"], lines("h8", "quit"), gomoku15_project)
+    assert "loading the model checkpoints/pretrained/gomoku_15x15 ..." in out
+    assert "Gomoku 15x15, 5 in a row: X (you) against O (model:gomoku_15x15:4)" in out
+    assert re.search(r"^model:gomoku_15x15:4 \(O\) plays [a-o]\d+$", out, re.M)
+    assert re.search(r"^  its search: [a-o]\d+ \d+% \([+-]\d\.\d\d\)", out, re.M)
+    # The smaller boards still find their own models.
+    monkeypatch.chdir(gomoku15_project)
+    assert default_model(*parse_game("gomoku6")) == Path("checkpoints", "pretrained", "gomoku")
+    assert default_model(*parse_game("gomoku8")) == PLAY.parent / PRETRAINED_DIR / "gomoku_8x8"
+
+
+def test_a_run_still_training_is_never_the_default_model(tmp_path, monkeypatch):
+    unfinished = tmp_path / "checkpoints" / "in_progress" / "gomoku_15x15"
+    unfinished.mkdir(parents=True)
+    (unfinished / "config.yaml").write_text("game:\n  name: gomoku\n")
+    (unfinished / "best.keras").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    found = default_model("gomoku")
+    assert found is None or "in_progress" not in found.parts  # the shipped one, once there is one
+
+
+def test_gomoku_without_its_model_plays_the_baseline_and_says_so(tmp_path, bare_checkout):
+    out, err = play(["--game", "gomoku"], lines("h8", "quit"), tmp_path, script=bare_checkout)
+    assert err.count("\n") == 1
+    assert err.startswith("no model yet for Gomoku 15x15, 5 in a row (none in ")
+    assert "so you play the baseline uct:2000 instead; for a model, train one with " in err
+    assert "Gomoku 15x15, 5 in a row: X (you) against O (uct:2000)" in out
+    assert re.search(r"^uct:2000 \(O\) plays [a-o]\d+$", out, re.M)
 
 
 # ----------------------------------------------------------------------- in-process units

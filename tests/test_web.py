@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shipped_helpers import ship_tiny_model
 from web_helpers import FakeNetwork, call, running
 
 from alphazero.games import make, view_for
@@ -36,16 +37,20 @@ PLAY = Path(__file__).resolve().parents[1] / "play.py"
 
 
 def make_app(
-    game: str = "tictactoe", gate: threading.Event | None = None, **options: Any
+    game: str = "tictactoe",
+    gate: threading.Event | None = None,
+    model: Path | None = Path("stand-in.keras"),
+    **options: Any,
 ) -> tuple[WebApp, list[tuple[str, str]]]:
-    """An app whose models are stand-ins; the list records every model it loads."""
+    """An app whose models are stand-ins (``model`` None: the one ``play.py`` finds, standed
+    in for); the list records every model it loads."""
     loads: list[tuple[str, str]] = []
 
     def loader(path: Path, start: Any) -> FakeNetwork:
         loads.append((str(path), start.name))
         return FakeNetwork(start, gate)
 
-    app = WebApp(game, Path("stand-in.keras"), 8, seed=0, networks=Networks(loader), **options)
+    app = WebApp(game, model, 8, seed=0, networks=Networks(loader), **options)
     return app, loads
 
 
@@ -213,6 +218,36 @@ def test_the_options_offer_the_command_lines_game_first_then_every_shipped_model
     assert {app.create({}).human for _ in range(20)} == {1, -1}  # random: either side
 
 
+@pytest.fixture(scope="module")
+def gomoku15_project(tmp_path_factory) -> Path:
+    """A folder laid out as a project that ships a tiny untrained Gomoku 15x15 model."""
+    root = tmp_path_factory.mktemp("project")
+    ship_tiny_model(root, "gomoku_15x15", make("gomoku"))
+    return root
+
+
+def test_gomoku_is_offered_on_the_15x15_board_with_its_shipped_model(gomoku15_project, monkeypatch):
+    monkeypatch.chdir(gomoku15_project)
+    shipped = {
+        "spec": "gomoku",
+        "title": "Gomoku 15x15, 5 in a row",
+        "model": "checkpoints/pretrained/gomoku_15x15",
+    }
+    app, loads = make_app("gomoku", model=None)
+    assert app.options()["games"][0] == shipped
+    # Another game first: the page's game picker offers it too.
+    other, _ = make_app("tictactoe")
+    assert shipped in other.options()["games"]
+    assert {"gomoku6", "gomoku8"} <= {game["spec"] for game in other.options()["games"]}
+    with running(app) as base:
+        status, state = call(base, "POST", "/api/sessions", {"first": "ai"})
+        assert status == 201 and state["model"] == shipped["model"]
+        state = settle(base, state)
+    assert state["title"] == shipped["title"] and len(state["position"]["legal"]) == 224
+    assert state["thought"]["kind"] == "model" and 1 <= len(state["thought"]["moves"]) <= 8
+    assert loads == [("checkpoints/pretrained/gomoku_15x15", "gomoku")]
+
+
 # ----------------------------------------------------------------------- bad requests
 def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
     app, _ = make_app("tictactoe")
@@ -260,7 +295,7 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
             ("GET", "/static/..%2fweb.py", None, None, 404, "no such file"),
             ("POST", "/api/sessions", {"game": "chess"}, None, 400, "unknown game 'chess'"),
             ("POST", "/api/sessions", {"game": 7}, None, 400, "game must be"),
-            ("POST", "/api/sessions", {"game": "gomoku"}, None, 422, "no Gomoku model yet"),
+            ("POST", "/api/sessions", {"game": "gomoku12"}, None, 422, "no model yet for Gomoku"),
             ("POST", "/api/sessions", {"sims": 1}, None, 400, "sims must be"),
             ("POST", "/api/sessions", {"sims": 10**9}, None, 400, "sims must be"),
             ("POST", "/api/sessions", {"first": "me"}, None, 400, "first must be"),
@@ -372,34 +407,41 @@ def test_no_browser_is_tried_without_a_display_and_a_failed_one_is_said(monkeypa
 
 
 # ----------------------------------------------------------------------- command line
-def test_play_py_web_prints_the_address_serves_the_page_and_stops_on_ctrl_c(tmp_path):
+def serve_play_py(args: list[str], cwd: Path) -> tuple[subprocess.Popen, str, list[str]]:
+    """``play.py --web --port 0 ARGS`` started in ``cwd`` with no display: the process, the
+    address it printed, and the lines it printed up to that one."""
     env = {
         k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
     }
-    args = ["--web", "--port", "0", "--game", "ttt", "--sims", "4"]
     process = subprocess.Popen(
-        [sys.executable, str(PLAY), *args],
+        [sys.executable, str(PLAY), "--web", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
         env=env,
         # A Ctrl-C as a terminal gives it: an ignored SIGINT is inherited, and in the full
         # suite something before this test leaves it ignored (to be found).
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    assert process.stdout is not None
+    seen = []
+    url = ""
+    deadline = time.monotonic() + 90
+    while not url and time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if m := re.search(r"in the browser: (http://127\.0\.0\.1:[0-9]+/)", line):
+            url = m.group(1)
+    return process, url, seen
+
+
+def test_play_py_web_prints_the_address_serves_the_page_and_stops_on_ctrl_c(tmp_path):
+    process, url, seen = serve_play_py(["--game", "ttt", "--sims", "4"], tmp_path)
     try:
         assert process.stdout is not None
-        seen = []
-        url = None
-        deadline = time.monotonic() + 90
-        while url is None and time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            seen.append(line)
-            if m := re.search(r"in the browser: (http://127\.0\.0\.1:[0-9]+/)", line):
-                url = m.group(1)
         assert url, seen
         assert seen[0].startswith("loading the model ") and "pretrained" in seen[0]
         assert process.stdout.readline().strip() == f"open {url} in a browser"  # no display
@@ -417,6 +459,22 @@ def test_play_py_web_prints_the_address_serves_the_page_and_stops_on_ctrl_c(tmp_
     assert out.strip().endswith("bye") and "Traceback" not in err and err == ""
 
 
+def test_play_py_web_game_gomoku_serves_the_shipped_15x15_model(gomoku15_project):
+    process, url, seen = serve_play_py(["--game", "gomoku", "--sims", "4"], gomoku15_project)
+    try:
+        assert url, seen
+        assert seen == [
+            "loading the model checkpoints/pretrained/gomoku_15x15 ...\n",
+            f"Gomoku 15x15, 5 in a row in the browser: {url}  (Ctrl-C stops)\n",
+        ]
+        status, options = call(url.rstrip("/"), "GET", "/api/options")
+        assert status == 200 and options["defaults"]["game"] == "gomoku"
+        assert options["games"][0]["model"] == "checkpoints/pretrained/gomoku_15x15"
+    finally:
+        process.kill()
+        process.communicate(timeout=60)
+
+
 def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # no run of train.py here to be found
     busy = socket.socket()
@@ -432,7 +490,7 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
             (["--web", "--port", "70000"], "error: --port must be 0-65535"),
             (["--web", "--sims", "1"], "error: --sims must be at least 2"),
             (["--web", "--sims", "50001"], "error: --sims must be 2-50000"),
-            (["--web", "--game", "gomoku"], "no Gomoku model yet"),
+            (["--web", "--game", "gomoku12"], "no model yet for Gomoku 12x12, 5 in a row"),
             (["--web", "--game", "ttt", "--port", str(taken)], f"port {taken} is in use"),
             (
                 ["--web", "--game", "ttt", "--port", "0", "--model", "missing.keras"],

@@ -4,7 +4,8 @@ four games by clicking on the board, asks for a hint and sees its overlay, takes
 with undo, and saves a screenshot of each finished game in the test's temporary folder.
 
 The models are real and small: the shipped Connect Four, Gomoku 6x6 and tic-tac-toe models,
-and a tiny untrained network for Dots and Boxes 2x2, all searching a few simulations a move.
+and tiny untrained networks for Dots and Boxes 2x2 and for Gomoku 15x15 (laid out as the shipped
+one, which ``--game gomoku`` finds), all searching a few simulations a move.
 The tests skip, saying why, only where Chromium or its driver is not installed; ``.ci/run``
 installs them.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shipped_helpers import ship_tiny_model
 from web_helpers import running
 
 from alphazero.play.web_app import WebApp
@@ -311,3 +313,43 @@ def test_the_share_of_a_stone_just_played_sits_on_a_badge_clear_of_its_rim(brows
     )
     assert inside and text.text.endswith("%")
     assert back.value_of_css_property("fill") == "rgb(255, 255, 255)"  # opaque, over the rim
+
+
+def test_gomoku_15x15_plays_the_shipped_model_and_draws_its_leading_moves(
+    browser, tmp_path, monkeypatch
+):
+    # --game gomoku: the full board, five in a row, and the model shipped for it (here a tiny
+    # untrained one), its search spread over 225 points of which only the leading few are
+    # painted, each with its share, and the share of the stone it played on a badge.
+    from alphazero.games import make
+
+    ship_tiny_model(tmp_path, "gomoku_15x15", make("gomoku"))
+    monkeypatch.chdir(tmp_path)
+    with running(WebApp("gomoku", None, 60, seed=0)) as base:
+        page = Page(browser, base)
+        page.open()
+        assert page.text("#title") == "Gomoku 15x15, 5 in a row"
+        assert page.find("#game option:checked").text == "Gomoku 15x15, 5 in a row"
+        assert page.text("#model").startswith("model: checkpoints/pretrained/gomoku_15x15,")
+        assert len(page.all("#board .move.legal")) == 225
+
+        page.find('#board .move[data-action="112"]').click()  # h8, the centre
+        page.wait(lambda: page.board("ply") == "2" and page.settled(), "the model's reply")
+        assert page.text("#thinking-title").startswith("The model played ")
+        heat = page.heat()
+        searched = browser.execute_script("return current.thought.moves.length")
+        assert 1 <= len(heat) <= 7 < searched, (len(heat), searched)
+        assert all(h.find_element(page.by.CSS_SELECTOR, ".heat-cell") for h in heat)
+        assert len(page.all("#board .chosen")) == 1 and len(page.all("#top-moves li")) == 5
+        badge = page.find("#board .heat-badge")
+        assert badge.text.endswith("%")
+        stones = [page.all(f"#board .stone.{p}:not(.ghost)") for p in ("p1", "p2")]
+        assert [len(played) for played in stones] == [1, 1]
+
+        page.find("#hint").click()
+        page.wait(lambda: page.text("#thinking-title").startswith("Hint: "), "the hint")
+        shares = [float(h.get_attribute("data-share")) for h in page.heat()]
+        assert 1 <= len(shares) <= 7 and all(0 < share <= 1 for share in shares)
+        browser.save_screenshot(str(tmp_path / "gomoku15.png"))
+    problems = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not problems, problems

@@ -22,8 +22,15 @@ from ..training.run_metadata import check_usable_path
 from .board import Style, use_color
 from .human import HumanPlayer
 from .match import run_match
-from .models import default_model, how_to_train
-from .options import DEFAULT_CACHE, DEFAULT_GAME, output_problem, parse_args, parse_game
+from .models import default_model, fallback_notice, how_to_train
+from .options import (
+    DEFAULT_CACHE,
+    DEFAULT_GAME,
+    FALLBACK_OPPONENT,
+    output_problem,
+    parse_args,
+    parse_game,
+)
 from .prompt import LineReader
 from .session import HintModel, Session, is_human
 from .text import is_tty
@@ -185,14 +192,19 @@ def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> Non
 
 
 def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> list[Player]:
-    """``--p1`` (default human) and ``--p2`` (default the model at ``model_path``)."""
+    """``--p1`` (default human) and ``--p2`` (default the model at ``model_path``; with no
+    model, a person plays ``FALLBACK_OPPONENT``)."""
     seeds = (args.seed, None if args.seed is None else args.seed + 1)
     players: list[Player] = []
     for spec, seed in zip((args.p1 or "human", args.p2), seeds, strict=True):
-        if spec is None:
-            if model_path is None:
-                shown = "" if args.game == DEFAULT_GAME else args.game.strip()
+        if spec is None and model_path is None:
+            # A person still gets a game: against a baseline, and told why in one line.
+            shown = "" if args.game == DEFAULT_GAME else args.game.strip()
+            if not is_human(players[0]):
                 raise _NoModel(how_to_train(start.name, start.params, shown))
+            print(fallback_notice(start.name, start.params, shown), file=sys.stderr, flush=True)
+            spec = FALLBACK_OPPONENT
+        if spec is None:
             print(f"loading the model {model_path} ...", flush=True)
             source, search, options = _model(args, model_path)
             players.append(ModelPlayer(source, start, args.sims, search, options))

@@ -9,13 +9,15 @@ from pathlib import Path
 from ..config import ConfigError, config_data
 from ..games import make, view_for
 from ..games.base import GameError
-from .options import DEFAULT_GAME
+from .options import DEFAULT_GAME, FALLBACK_OPPONENT
 
 PRETRAINED_DIR = Path("checkpoints", "pretrained")
 """Shipped models: ``checkpoints/pretrained/<game>/``, a run folder (``best.keras`` inside)."""
 PROJECT_PRETRAINED_DIR = Path(__file__).resolve().parents[2] / PRETRAINED_DIR
 """The shipped models of the checkout this package lives in, so that ``play.py`` run from
 another folder (where ``PRETRAINED_DIR``, a relative path, finds nothing) still has them."""
+PROJECT_CONFIGS_DIR = Path(__file__).resolve().parents[2] / "configs"
+"""The configs of the checkout this package lives in, named in the advice to train a model."""
 RUNS_DIR = Path("checkpoints")
 """Where ``train.py`` writes its runs by default: ``checkpoints/<config name>/``."""
 
@@ -76,13 +78,26 @@ def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str 
     ``configs/`` that trains this very board; when none does, ``configs/<name>.yaml`` with the
     parameters to change.
     """
+    missing, train = _missing(name, params, shown)
+    return f"{missing}: {train} (or play a baseline in the terminal: --p2 {FALLBACK_OPPONENT})"
+
+
+def fallback_notice(name: str, params: Mapping[str, int] | None = None, shown: str = "") -> str:
+    """One line: there is no model for game ``name`` with ``params``, so the person plays the
+    baseline ``FALLBACK_OPPONENT`` instead; and how to train a model (as ``how_to_train``)."""
+    missing, train = _missing(name, params, shown)
+    return f"{missing}, so you play the baseline {FALLBACK_OPPONENT} instead; for a model, {train}"
+
+
+def _missing(name: str, params: Mapping[str, int] | None, shown: str) -> tuple[str, str]:
+    """What is missing (the board, and where no model was found), and how to train one and
+    play it: the two halves of ``how_to_train``'s line."""
     game = make(name, **(params or {}))
     wanted = game.params
-    configs = sorted(Path("configs").glob("*.yaml"))
-    configs.sort(key=lambda p: p.stem != name)  # configs/<name>.yaml first
-    config = next((c for c in configs if config_game(c) == (name, wanted)), None)
-    if config is None and config_game(Path("configs", f"{name}.yaml")) is None:
-        config = Path("configs", f"{name}.yaml")  # not here to read (run from elsewhere)
+    config = _config_for(name, wanted)
+    unread = all(config_game(d / f"{name}.yaml") is None for d in _config_dirs())
+    if config is None and unread and name == DEFAULT_GAME and wanted == make(name).params:
+        config = Path("configs", f"{name}.yaml")  # not here to read (an installed package)
     game_option = "" if name == DEFAULT_GAME and not shown else f" --game {shown or name}"
     if config is None:
         config = Path("configs", f"{name}.yaml")
@@ -94,7 +109,25 @@ def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str 
         train = f"`python train.py --config {config}`"
     play = f"`python play.py{game_option} --model {RUNS_DIR / config.stem}`"
     looked = " or ".join(str(d) for d in pretrained_dirs())
-    return (
-        f"no {view_for(game).title} model yet (none in {looked} for this board): train one with "
-        f"{train}, then play it with {play} (or play a baseline: --p2 uct:2000)"
-    )
+    missing = f"no model yet for {view_for(game).full_title} (none in {looked})"
+    return missing, f"train one with {train}, then play it with {play}"
+
+
+def _config_for(name: str, wanted: Mapping[str, int]) -> Path | None:
+    """``configs/<file>`` of the config that trains game ``name`` with parameters ``wanted``:
+    the working folder's configs first, then this checkout's (``play.py`` run from another
+    folder), ``configs/<name>.yaml`` first in each; ``None`` when none does."""
+    for folder in _config_dirs():
+        configs = sorted(folder.glob("*.yaml"))
+        configs.sort(key=lambda p: p.stem != name)
+        found = next((c for c in configs if config_game(c) == (name, dict(wanted))), None)
+        if found is not None:
+            return Path("configs", found.name)
+    return None
+
+
+def _config_dirs() -> list[Path]:
+    """Where configs are looked for: ``configs`` in the working folder, then in this checkout
+    (when that is another folder)."""
+    here = Path("configs")
+    return [here] if PROJECT_CONFIGS_DIR == here.resolve() else [here, PROJECT_CONFIGS_DIR]

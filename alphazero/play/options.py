@@ -30,6 +30,9 @@ DEFAULT_CACHE = 10_000
 ``cache``): each move's search meets again about three in four of the positions the last
 searches evaluated, so a Connect Four move took 0.19 s instead of 0.54 s, with the same moves
 (``benchmarks/play_speed.py``). About 6 MB for Connect Four."""
+FALLBACK_OPPONENT = "uct:2000"
+"""Whom a person plays in the terminal when the game has no model (said in one line): the UCT
+baseline needs none, and plays every game on every board."""
 DEFAULT_ENGINE = "auto"
 """OpenVINO (a dependency of the package) when installed, else TensorFlow."""
 DEFAULT_HOST = "127.0.0.1"
@@ -74,6 +77,7 @@ EXAMPLES = (
             "python play.py --game gomoku8 --first ai --sims 400",
             "the shipped Gomoku 8x8 model moves first",
         ),
+        ("python play.py --game gomoku", "Gomoku on the full 15x15 board, five in a row"),
         (
             "python play.py --p1 uct:1000 --p2 random --games 100 --json match.json",
             "a match of 100 games, its result written to match.json",
@@ -146,8 +150,8 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         "--game",
         default=DEFAULT_GAME,
         metavar="NAME[:k=v,...]",
-        help="the game and its size, e.g. connect4, tictactoe, gomoku:size=8,n_in_row=5, "
-        "gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4)",
+        help="the game and its size, e.g. connect4, tictactoe, gomoku (15x15, five in a row), "
+        "gomoku:size=8,n_in_row=5, gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4)",
     )
     group.add_argument(
         "--model",
@@ -158,7 +162,7 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         "best.keras) or a .keras file (default: the shipped run in checkpoints/pretrained/ of "
         "this folder, else of this project, else a run of train.py in checkpoints/ that has "
         "saved a model; each must train this game with these parameters, and a folder named "
-        "after the game is tried first)",
+        f"after the game is tried first; with none, you play the baseline {FALLBACK_OPPONENT})",
     )
 
 

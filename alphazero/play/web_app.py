@@ -26,7 +26,7 @@ MAX_SESSIONS = 64
 stopped."""
 MIN_SIMULATIONS = 2  # the first simulation only evaluates the root
 MAX_SIMULATIONS = 50_000
-PRESETS = ("connect4", "tictactoe", "gomoku6", "gomoku8", "boxes")
+PRESETS = ("connect4", "tictactoe", "gomoku6", "gomoku8", "gomoku", "boxes")
 """Games the page offers (each one that has a model), besides ``--game``'s own."""
 FIRST_CHOICES = ("human", "ai", "random")
 

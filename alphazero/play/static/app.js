@@ -436,6 +436,7 @@ function drawGrid(svg, state, thought) {
   const last = state.position.last_move;
   const winning = new Set(state.position.winning_line.map(([r, c]) => `${r},${c}`));
   const heat = new Map((thought ? heatMoves(thought) : []).map((m) => [m.action, m]));
+  const badges = [];
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
       const action = r * size + c;
@@ -471,24 +472,26 @@ function drawGrid(svg, state, thought) {
         if (action === last) el("circle", { cx: x, cy: y, r: cell * 0.12, class: "last" }, svg);
       }
       if (move) {
-        if (ttt) {
-          // bottom centre: clear of an X's arms and an O's ring
-          heatLabel(svg, x, y + cell / 2 - 14, move.share, 16);
-        } else if (value) {
-          // the model's own move, its stone there now: the share on a badge at its shoulder
-          heatBadge(svg, x + cell * 0.42, y - cell * 0.42, move.share, Math.max(10, cell * 0.24));
-        } else {
-          heatLabel(svg, x, y + cell * 0.12, move.share, Math.max(11, cell * 0.3));
-        }
         if (action === thought.chosen && ttt) {
           el("rect", { x: x - cell / 2 + 8, y: y - cell / 2 + 8, width: cell - 16, height: cell - 16, rx: 8, class: "chosen" }, svg);
         } else if (action === thought.chosen) {
           el("circle", { cx: x, cy: y, r: cell * 0.5, class: "chosen" }, svg);
         }
+        if (ttt) {
+          // bottom centre: clear of an X's arms and an O's ring
+          heatLabel(svg, x, y + cell / 2 - 14, move.share, 16);
+        } else if (value) {
+          // the model's own move, its stone there now: the share on a badge at its shoulder,
+          // drawn last, over the ring and the neighbouring points it reaches into
+          badges.push([x + cell * 0.42, y - cell * 0.42, move.share]);
+        } else {
+          heatLabel(svg, x, y + cell * 0.12, move.share, Math.max(13, cell * 0.3));
+        }
       }
     }
   }
   winLine(svg, state.position.winning_line, center);
+  for (const [bx, by, share] of badges) heatBadge(svg, bx, by, share, Math.max(12, cell * 0.24));
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
       const action = r * size + c;
