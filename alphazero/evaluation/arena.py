@@ -17,6 +17,7 @@ from .. import progress as progress_bars
 from ..games.base import Game
 from ..training.interrupts import raise_if_interrupted
 from .players import BatchPlayer, Player
+from .time_budget import SearchLog
 
 Z95 = 1.959963984540054
 Z95_ONE_SIDED = 1.6448536269514722
@@ -196,7 +197,19 @@ def _record(result: MatchResult, score: int, player_first: bool) -> None:
         result.draws += 1
 
 
-def save_results(results: list[MatchResult], path: str | Path) -> None:
-    """Write match results as JSON (with every game's moves)."""
+def save_results(
+    results: list[MatchResult], path: str | Path, searches: list[dict] | None = None
+) -> None:
+    """Write match results as JSON (with every game's moves); ``searches``, one for each
+    result, adds what the players' searches cost (``search_costs``)."""
     data = [{**r.to_dict(), "moves": r.moves} for r in results]
+    for entry, costs in zip(data, searches or [], strict=False):
+        entry["searches"] = costs
     Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def search_costs(player: Player, opponent: Player) -> dict[str, dict]:
+    """``{"player": ..., "opponent": ...}``: the simulations and seconds a move (``SearchLog``
+    summary, by ply too) of each side that logs its searches (a model); others are left out."""
+    logs = {"player": getattr(player, "log", None), "opponent": getattr(opponent, "log", None)}
+    return {side: log.summary() for side, log in logs.items() if isinstance(log, SearchLog)}

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import re
 
+from .time_budget import BUDGET_RANGE, MAX_SECONDS, MIN_SECONDS, TimeBudget
+
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
     "(add :knowledge for rollout knowledge), alphabeta:DEPTH (Gomoku), model:PATH, "
-    "model:PATH:SIMS "
+    "model:PATH:SIMS, model:PATH:SECONDSs (a move), model:PATH:SECONDSs/game (a game's, the "
+    "opening given more) "
     "(add :symmetric to average the network over the board's symmetries)"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
 MAX_SIMULATIONS = 1_000_000
 """The most simulations a move may take: the config's own limit (``search.simulations``). A
 search keeps its tree in memory, so more would grow without bound."""
-MAX_SECONDS = 86_400.0
-"""The longest a move may think: a day."""
 MAX_ALPHABETA_DEPTH = 12
 """Deeper than this an ``alphabeta`` move on 15x15 takes far more than a minute
 (docs/research/gomoku_alphabeta.md)."""
@@ -108,19 +109,35 @@ def strip_knowledge(rest: str) -> tuple[str, bool]:
     return budget_text, bool(flag)
 
 
-def model_spec_parts(spec: str) -> tuple[str, int | None, bool] | None:
-    """``model:PATH[:SIMS][:symmetric]`` -> (path, simulations or None, symmetric); None for
-    a spec of another kind. ``PlayerSpecError`` for fewer than 2 simulations."""
+def model_spec_parts(spec: str) -> tuple[str, int | TimeBudget | None, bool] | None:
+    """``model:PATH[:BUDGET][:symmetric]`` -> (path, budget or None, symmetric); None for a
+    spec of another kind. The budget is simulations a move (``400``) or a ``TimeBudget``:
+    seconds a move (``2s``) or a game (``60s/game``). ``PlayerSpecError`` for fewer than 2
+    simulations, or a time that cannot be one."""
     kind, _, path = spec.strip().partition(":")
     if kind.lower() != "model" or not path:
         return None
     symmetric = False
     if m := re.fullmatch(r"(?i)(.+):symmetric", path):
         path, symmetric = m.group(1), True
-    simulations = None
+    budget: int | TimeBudget | None = None
     if m := re.fullmatch(r"(.+):([0-9]+)", path):
-        path, simulations = m.group(1), _count(m.group(2))
-        if simulations < 2:  # the first simulation only evaluates the root
+        path, budget = m.group(1), _count(m.group(2))
+        if budget < 2:  # the first simulation only evaluates the root
             raise PlayerSpecError(f"{_shown(spec)}: a model needs at least 2 simulations per move")
-        check_simulations(simulations, spec)
-    return path, simulations, symmetric
+        check_simulations(budget, spec)
+    elif m := re.fullmatch(r"(?i)(.+):([0-9.]+s(?:/\w*)?)", path):
+        path, budget = m.group(1), _time_budget(m.group(2), spec)
+    return path, budget, symmetric
+
+
+def _time_budget(text: str, spec: str) -> TimeBudget:
+    """``2s`` -> 2 seconds a move, ``60s/game`` -> 60 seconds a game."""
+    m = re.fullmatch(r"(?i)([0-9]*\.?[0-9]+)s(/game)?", text)
+    seconds = float(m.group(1)) if m and len(m.group(1)) <= 20 else 0.0
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise PlayerSpecError(
+            f"{_shown(spec)}: a model's time is seconds a move (2s) or a game (60s/game), "
+            f"{BUDGET_RANGE}"
+        )
+    return TimeBudget(seconds, per_game=m is not None and m.group(2) is not None)

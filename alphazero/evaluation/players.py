@@ -14,6 +14,8 @@ Players are made from short text specs, the same on the command line and in conf
                      threats (a win in one, a four, an open three) before it searches
     model:PATH       a trained network with PUCT search (a .keras file or a run folder)
     model:PATH:400   the same with 400 simulations per move
+    model:PATH:2s    the same searching 2 seconds a move; model:PATH:60s/game: 60 seconds a
+                     game, shared out move by move, the opening getting more (``time_budget``)
 
 (``alphazero.evaluation.player_specs`` reads the specs; this module builds the players.)
 
@@ -28,6 +30,7 @@ which the terminal session (``alphazero.play.session``) shows after each of its 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +45,15 @@ from ..baselines.uct import UCTPlayer
 from ..games import view_for
 from ..games.base import Game
 from ..network.inference import load_inference
-from ..search import EvaluationCache, Node, Policy, SearchParams, search, symmetric_policy
+from ..search import (
+    EvaluationCache,
+    Node,
+    Policy,
+    SearchParams,
+    search,
+    search_until,
+    symmetric_policy,
+)
 from .model_search import PlaySearch
 from .player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
@@ -53,6 +64,7 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
+from .time_budget import Clock, SearchLog, TimeBudget, game_length
 
 if TYPE_CHECKING:
     import keras
@@ -164,11 +176,18 @@ class PlayerOptions:
     name: str | None = None
     """The player's label in matches and records; by default the spec that would build it,
     ``model:<file or folder name>:SIMS[:symmetric]``."""
+    clock: Clock = time.perf_counter
+    """What a time budget's seconds, and the seconds in ``ModelPlayer.log``, are counted by
+    (``time_budget.CLOCKS``: wall or CPU time; a test's own)."""
 
 
 class ModelPlayer:
     """A trained network guiding a search (``SearchParams``: PUCT or Gumbel); plays the
     search's best move, without noise.
+
+    Its budget is simulations a move, or a ``TimeBudget``: seconds a move, or a game's shared
+    out move by move, each move searched on its own until its seconds are spent (PUCT only).
+    What each move cost is added up in ``log`` (``SearchLog``).
 
     With ``reuse_tree`` the subtree of the position each game reaches is kept from the last
     search, as in AlphaGo Zero, and every move adds ``simulations`` to the visits it already
@@ -180,12 +199,13 @@ class ModelPlayer:
         self,
         source: ModelSource | str | Path,
         game: Game,
-        simulations: int = DEFAULT_MODEL_SIMULATIONS,
+        simulations: int | TimeBudget = DEFAULT_MODEL_SIMULATIONS,
         search: SearchParams | PlaySearch | None = None,
         options: PlayerOptions | None = None,
     ) -> None:
         """Search ``game``'s positions with the network ``source`` names (a path alone: the
-        model file or run folder there, run by TensorFlow), ``simulations`` per move.
+        model file or run folder there, run by TensorFlow), ``simulations`` per move (or for
+        the time a ``TimeBudget`` gives; ``ValueError`` with a search other than PUCT).
 
         ``search`` is how to search: ``SearchParams`` as they are, or a ``PlaySearch``
         (default: the empty one) resolved against the run that trained the model at the
@@ -197,6 +217,14 @@ class ModelPlayer:
         self.path = str(path)
         self.simulations = simulations
         self.search = _search_params(search, path)
+        if isinstance(simulations, TimeBudget) and self.search.algorithm != "puct":
+            raise ValueError(
+                f"a time budget ({simulations}) needs the puct search, not "
+                f"{self.search.algorithm}: Gumbel plans its simulations before the first"
+            )
+        self.clock = options.clock
+        self.log = SearchLog()
+        """What each move cost: simulations and seconds (by ``clock``), by ply."""
         self.top = options.top
         self.reuse_tree = options.reuse_tree
         self._kept: dict[Game, Node] = {}
@@ -249,11 +277,11 @@ class ModelPlayer:
             Node(game) if node is None or _inside(node, found_ids) else _detached(node)
             for game, node in zip(games, found, strict=True)
         ]
-        found = search(roots, self.inference, self.search, self.simulations, self.rng)
+        searched, chosen_nodes, values = self._search(roots, games)
         estimates = self._root_wdl(games) if wdl and games else [None] * len(games)
         thoughts = []
         for game, root, chosen, value, estimate in zip(
-            games, found.roots, found.chosen, found.values.tolist(), estimates, strict=True
+            games, searched, chosen_nodes, values, estimates, strict=True
         ):
             # The move played first: a proven result can make it other than the most
             # visited (a lost position's longest defence), and a list headed by another
@@ -271,6 +299,35 @@ class ModelPlayer:
                 self._keep(chosen)
             thoughts.append(Thought(chosen.action, top, estimate, value, root.solved, visits))
         return thoughts
+
+    def _search(
+        self, roots: list[Node], games: Sequence[Game]
+    ) -> tuple[Sequence[Node], Sequence[Node], list[float]]:
+        """Search ``roots`` (the positions of ``games``): all at once for a number of
+        simulations, one at a time for a time budget. The roots searched, the children
+        chosen and the search values; each move's cost goes to ``log``."""
+        budget = self.simulations
+        if not isinstance(budget, TimeBudget):
+            start = self.clock()
+            found = search(roots, self.inference, self.search, budget, self.rng)
+            share = (self.clock() - start) / max(len(roots), 1)
+            for game in games:
+                self.log.add(game_length(game)[0], budget, share)
+            return found.roots, found.chosen, found.values.tolist()
+        searched, chosen, values = [], [], []
+        for root, game in zip(roots, games, strict=True):
+            before, start = root.N, self.clock()
+            seconds = budget.move_seconds(game)
+
+            def spent(_: int, start: float = start, seconds: float = seconds) -> bool:
+                return self.clock() - start >= seconds
+
+            found = search_until(root, self.inference, self.search, spent, self.rng)
+            self.log.add(game_length(game)[0], root.N - before, self.clock() - start)
+            searched.append(found.roots[0])
+            chosen.append(found.chosen[0])
+            values.append(float(found.values[0]))
+        return searched, chosen, values
 
     def _keep(self, chosen: Node) -> None:
         """Keep ``chosen`` (the same player may move again, as in Dots and Boxes) and every
@@ -343,12 +400,13 @@ def make_player(
     engine: str = "tensorflow",
     cache: int = 0,
     search: PlaySearch | None = None,
+    clock: Clock = time.perf_counter,
 ) -> Player:
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
     ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does);
-    ``leaves``, ``engine``, ``cache`` and ``search`` go to a model's search and network
-    (``ModelPlayer``).
+    ``leaves``, ``engine``, ``cache``, ``search`` and ``clock`` (of a time budget) go to a
+    model's search and network (``ModelPlayer``).
     """
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -388,6 +446,6 @@ def make_player(
             game,
             simulations or DEFAULT_MODEL_SIMULATIONS,
             dataclasses.replace(search or PlaySearch(), leaves=leaves),
-            PlayerOptions(seed=seed or 0),
+            PlayerOptions(seed=seed or 0, clock=clock),
         )
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")

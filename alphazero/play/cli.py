@@ -14,6 +14,7 @@ from pathlib import Path
 from ..evaluation.model_search import PlaySearch
 from ..evaluation.player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
 from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, make_player
+from ..evaluation.time_budget import BUDGET_RANGE, CLOCKS, MAX_SECONDS, MIN_SECONDS, TimeBudget
 from ..games import make
 from ..games.base import Game, GameError
 from ..network.engines import EngineError, resolve_engine
@@ -122,6 +123,8 @@ def _option_problem(args: argparse.Namespace) -> str | None:
         return f"--sims must be at least 2, got {args.sims}"
     if args.sims > MAX_SIMULATIONS:  # a search's tree grows with them, without bound
         return f"--sims must be at most {MAX_SIMULATIONS:,}"
+    if (problem := _time_problem(args)) is not None:
+        return problem
     if args.leaves < 1:
         return f"--leaves must be at least 1, got {args.leaves}"
     if args.c_puct is not None and not 0 < args.c_puct <= 100:
@@ -135,6 +138,34 @@ def _option_problem(args: argparse.Namespace) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def _time_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--move-time`` and ``--game-time``, or None."""
+    options = (("--move-time", args.move_time), ("--game-time", args.game_time))
+    given = [(option, seconds) for option, seconds in options if seconds is not None]
+    if len(given) > 1:
+        return "give --move-time or --game-time, not both"
+    if not given:
+        return None
+    option, seconds = given[0]
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:  # NaN too
+        return f"{option} must be {BUDGET_RANGE}, got {seconds:g}"
+    if args.search == "gumbel":
+        return f"{option} needs the puct search: Gumbel plans its simulations before the first"
+    if args.web:
+        return f"{option} is for the terminal and matches: the page searches --sims simulations"
+    return None
+
+
+def _budget(args: argparse.Namespace) -> int | TimeBudget:
+    """The model's budget a move: ``--sims``, or the time ``--move-time`` or ``--game-time``
+    gives."""
+    if args.move_time is not None:
+        return TimeBudget(args.move_time)
+    if args.game_time is not None:
+        return TimeBudget(args.game_time, per_game=True)
+    return int(args.sims)
 
 
 def _session(
@@ -168,7 +199,7 @@ def _model(args: argparse.Namespace, path: Path) -> tuple[ModelSource, PlaySearc
     """How the options have the model at ``path`` play, and give hints (``ModelPlayer``)."""
     source = ModelSource(path, engine=args.engine, symmetric=args.symmetric, cache=DEFAULT_CACHE)
     search = PlaySearch(args.search, args.c_puct, args.leaves)
-    return source, search, PlayerOptions(seed=args.seed or 0)
+    return source, search, PlayerOptions(seed=args.seed or 0, clock=CLOCKS[args.clock])
 
 
 def _hint(
@@ -178,7 +209,7 @@ def _hint(
     if model is not None or model_path is None:
         return HintModel(model)
     source, search, options = _model(args, model_path)
-    return HintModel(None, source, game, args.sims, search, options)
+    return HintModel(None, source, game, _budget(args), search, options)
 
 
 def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> None:
@@ -207,12 +238,12 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
         if spec is None:
             print(f"loading the model {model_path} ...", flush=True)
             source, search, options = _model(args, model_path)
-            players.append(ModelPlayer(source, start, args.sims, search, options))
+            players.append(ModelPlayer(source, start, _budget(args), search, options))
             continue
         if spec.strip().lower() == "human":  # the evaluation's players hold no person
             players.append(HumanPlayer())
             continue
-        spec = _with_sims(spec, args.sims, args.symmetric)
+        spec = _with_sims(spec, _budget(args), args.symmetric)
         if spec.lower().startswith("model:"):
             print(f"loading {spec} ...", flush=True)
         players.append(
@@ -224,14 +255,16 @@ def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> 
                 engine=args.engine,
                 cache=DEFAULT_CACHE,
                 search=PlaySearch(args.search, args.c_puct),
+                clock=CLOCKS[args.clock],
             )
         )
     return players
 
 
-def _with_sims(spec: str, simulations: int, symmetric: bool = False) -> str:
-    """``model:PATH[:symmetric]`` -> ``model:PATH:SIMS[:symmetric]`` (a spec that gives its
-    own budget is kept), and ``:symmetric`` added with ``symmetric``."""
+def _with_sims(spec: str, simulations: int | TimeBudget, symmetric: bool = False) -> str:
+    """``model:PATH[:symmetric]`` -> ``model:PATH:SIMS[:symmetric]`` (or ``:2s``,
+    ``:60s/game`` for a time budget; a spec that gives its own budget is kept), and
+    ``:symmetric`` added with ``symmetric``."""
     model = model_spec_parts(spec)
     if model is None:
         return spec.strip()

@@ -7,8 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..evaluation.arena import MatchResult, play_match, save_results
+from ..evaluation.arena import MatchResult, play_match, save_results, search_costs
 from ..evaluation.players import Player
+from ..evaluation.time_budget import SearchLog
 from ..games.base import Game
 from .records import GameRecord, records_before, save_records
 
@@ -26,6 +27,10 @@ def run_match(
     a file could not be written)."""
     result = play_match(p1, p2, new_game, games, progress)
     print(result.table())
+    for player in (p1, p2):  # a model's simulations a move: fixed, or what its time bought
+        log = getattr(player, "log", None)
+        if isinstance(log, SearchLog) and log.moves:
+            print(f"{player.name}: {log.line()}")
     # The paths were checked up front; what can still fail (a full disk, a file that is not
     # writable) fails with one line, after the table, so the result is still on the screen.
     try:
@@ -46,7 +51,7 @@ def write_match(
 ) -> None:
     """``--json`` (the result) and ``--save`` (every game's record) of a match."""
     if json_path:
-        save_results([result], json_path)
+        save_results([result], json_path, [search_costs(p1, p2)])
         print(f"written to {json_path}")
     if save_path:
         records = []

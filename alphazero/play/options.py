@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ..evaluation.player_specs import SPEC_FORMS
+from ..evaluation.time_budget import CLOCKS, OPENING_MOVES, OPENING_WEIGHT
 from ..games import GAMES, game_params, make, view_for
 from ..network.engines import ENGINES
 from .records import SAVE_HELP, records_problem
@@ -78,6 +79,7 @@ EXAMPLES = (
             "the shipped Gomoku 8x8 model moves first",
         ),
         ("python play.py --game gomoku", "Gomoku on the full 15x15 board, five in a row"),
+        ("python play.py --game-time 60", "the model has 60 s a game, more for the opening"),
         (
             "python play.py --p1 uct:1000 --p2 random --games 100 --json match.json",
             "a match of 100 games, its result written to match.json",
@@ -176,6 +178,32 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"the model's search: simulations per move, also for hints and for model:PATH "
         f"specs that give none (default {DEFAULT_SIMULATIONS})",
+    )
+    group.add_argument(
+        "--move-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="instead of --sims: the model searches each move for SECONDS, in chunks of "
+        "simulations (at least one chunk, 32); also for hints and model:PATH specs that give "
+        "no budget of their own (one spec: model:PATH:2s). PUCT only",
+    )
+    group.add_argument(
+        "--game-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="instead of --sims: SECONDS for each whole game of the model, shared out move by "
+        f"move from the plies played, the first move {OPENING_WEIGHT:g} times a middle-game "
+        f"move's, falling to 1 time by the player's move {OPENING_MOVES} (one spec: "
+        "model:PATH:60s/game). PUCT only",
+    )
+    group.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="wall",
+        help="what --move-time, --game-time and time specs count: wall = seconds waited "
+        "(default), cpu = this process's CPU seconds (steadier on a busy machine)",
     )
     group.add_argument(
         "--leaves",

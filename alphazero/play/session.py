@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from ..evaluation.model_search import PlaySearch
 from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, Thought
+from ..evaluation.time_budget import TimeBudget
 from ..games import GameView, view_for
 from ..games.base import Game, GameError
 from ..training.run_errors import CheckpointError
@@ -66,7 +67,7 @@ class HintModel:
         player: ModelPlayer | None = None,
         source: ModelSource | None = None,
         game: Game | None = None,
-        simulations: int = DEFAULT_SIMULATIONS,
+        simulations: int | TimeBudget = DEFAULT_SIMULATIONS,
         search: PlaySearch | None = None,
         options: PlayerOptions | None = None,
     ) -> None:

@@ -3,10 +3,12 @@ the door to the network (``process_policy``), the batched driver that searches m
 at once (``batched.py``), the two search policies over it and the one entry point
 (``policies.py``: ``search``, ``puct_policy``, ``gumbel_policy``), their parameters
 (``params.py``: ``SearchParams``), Gumbel AlphaZero's selection (``gumbel.py``) and the
-functions that choose the move once a search is done (``choice.py``)."""
+functions that choose the move once a search is done (``choice.py``), and a search that runs
+until told to stop, for play's time budgets (``deadline.py``: ``search_until``)."""
 
 from .batched import RootSearch, run, search_step
 from .choice import Choice, by_visits, candidates, detach, quickest_win, visit_distribution
+from .deadline import search_until
 from .gumbel import GumbelRoot, gumbel_choice, improved_policy, reroot
 from .node import Node, add_dirichlet_noise, backup, expand, puct_child, select
 from .params import C_PUCT, GumbelParams, RootNoise, SearchParams
@@ -58,6 +60,7 @@ __all__ = [
     "run",
     "search",
     "search_step",
+    "search_until",
     "select",
     "symmetric_policy",
     "visit_distribution",
