@@ -258,6 +258,8 @@ class ModelPlayer:
             self.inference = symmetric_policy(inference, game)
         if source.cache > 0:
             self.inference = EvaluationCache(self.inference, source.cache)
+        if isinstance(simulations, TimeBudget):  # its start-up is no move's seconds
+            inference(game.encode()[None])
 
     @property
     def leaves(self) -> int:
