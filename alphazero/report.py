@@ -1,11 +1,15 @@
 """Draw a training run's curves as a PNG: ``python -m alphazero.report RUN_DIR``.
 
-Panels from ``metrics.jsonl``: the losses (policy, value) and the policy entropy per
-iteration; on Connect Four runs that measure them, the correct moves on the solved positions
-(the raw policy, the value head's results, and any measures with search); the Elo of each
-evaluated checkpoint against the run's fixed ladder, a clean sweep marked above the scale
-(its Elo is the bound, not a measure); and the score against each ladder opponent with its
-95% interval. A run of one iteration gets a note that the curves need more.
+Panels from ``metrics.jsonl``: the losses (policy, value) and the policy entropy; on
+Connect Four runs that measure them, the correct moves on the solved positions (the raw
+policy, the value head's results, and any measures with search); the Elo of each evaluated
+checkpoint against the run's fixed ladder, a clean sweep marked above the scale (its Elo is
+the bound, not a measure); and the score against each ladder opponent with its 95% interval.
+The panels share one x axis: the CPU hours the run had spent where its metrics record them
+(``report_strength.hours_label`` says what they count), the iteration on the top axis; else,
+or with ``--x iteration``, the iteration. The evaluations are printed as a table as well
+(``report_strength.strength_table``). A run of one iteration gets a note that the curves need
+more.
 
 Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead: each run's share of correct
 moves on the solved Connect Four positions against the CPU hours it had spent, the measure
@@ -23,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .evaluation.ladder import ELO_BOUND
+from .report_strength import capped, cpu_hours, hours_label, strength_table
 
 SEARCH_MEASURES = "solved_positions_search.jsonl"
 """A run folder's record of its models measured with search on the solved positions."""
@@ -71,16 +75,42 @@ MIN_ITERATIONS = 2
 """Iterations a curve needs: with fewer the report says so rather than draw empty axes."""
 
 
+X_AXES = ("cpu-hours", "iteration")
+"""The single-run report's x axes; the first is the default where the metrics allow it."""
+
+Xs = dict[int, float]
+"""Where each iteration lies on the x axis: its CPU hours, or the iteration itself."""
+
+
 def draw(
     records: list[dict[str, Any]],
     output: Path,
     title: str,
     searched: list[dict[str, Any]] | None = None,
+    x: str = "cpu-hours",
 ) -> list[str]:
-    """The run's panels as a PNG: losses; the solved positions when the run measured them
-    (with ``searched``, its models measured with search: ``SEARCH_MEASURES``); the Elo
-    against the ladder; the score against each opponent with its 95% interval. Returns the
-    panels' labels and notes, top to bottom."""
+    """The run's panels (``figure``) as a PNG. Returns the panels' labels and notes, top to
+    bottom."""
+    fig, shown = figure(records, title, searched, x)
+    import matplotlib.pyplot as plt  # after figure() has chosen the file-only backend
+
+    fig.savefig(output, dpi=100)
+    plt.close(fig)
+    return shown
+
+
+def figure(
+    records: list[dict[str, Any]],
+    title: str,
+    searched: list[dict[str, Any]] | None = None,
+    x: str = "cpu-hours",
+) -> tuple[Any, list[str]]:
+    """The run's panels: losses; the solved positions when the run measured them (with
+    ``searched``, its models measured with search: ``SEARCH_MEASURES``); the Elo against the
+    ladder; the score against each opponent with its 95% interval. With ``x="cpu-hours"`` and
+    metrics that record them (``hours_label``), against the CPU hours the run had spent, the
+    iteration on the top axis; else against the iteration. Returns the figure and the panels'
+    labels and notes, top to bottom."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display needed
@@ -95,9 +125,7 @@ def draw(
         ax.text(0.5, 0.5, note, ha="center", va="center", wrap=True, fontsize=11)
         ax.set_axis_off()
         fig.suptitle(title)
-        fig.savefig(output, dpi=100)
-        plt.close(fig)
-        return [note]
+        return fig, [note]
     from matplotlib.ticker import MaxNLocator
 
     solved = any("connect4_positions" in r for r in records)
@@ -105,32 +133,56 @@ def draw(
     # Without an evaluation yet, one low panel says so where the Elo and scores will be.
     heights = [3.0] * (1 + solved) + ([3.0, 3.0] if evaluated else [0.8])
     fig, axes = plt.subplots(
-        len(heights), 1, figsize=(8, sum(heights) + 1.3), sharex=True,
+        len(heights), 1, figsize=(8, sum(heights) + 1.6), sharex=True,
         gridspec_kw={"height_ratios": heights},
     )  # fmt: skip
-    shown = _draw_losses(axes[0], records)
+    label = hours_label(records) if x == "cpu-hours" else None
+    its = [r["iteration"] for r in records]
+    at = dict(zip(its, cpu_hours(records) if label else its, strict=True))
+    shown = _draw_losses(axes[0], records, at)
     if solved:
-        shown += _draw_solved(axes[1], records, searched or [])
+        shown += _draw_solved(axes[1], records, searched or [], at)
     if evaluated:
-        shown += _draw_elo(axes[-2], evaluated)
-        shown += _draw_scores(axes[-1], evaluated)
+        shown += _draw_elo(axes[-2], evaluated, at)
+        shown += _draw_scores(axes[-1], evaluated, at)
     else:
         note = "no evaluation yet: the Elo and the scores come with the run's first"
         shown.append(_empty(axes[-1], "", note))
-    axes[-1].set_xlabel("iteration")
-    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    if label:
+        _iteration_axis(axes[0], at)
+        axes[-1].set_xlabel(label, fontsize=9)
+    else:
+        axes[-1].set_xlabel("iteration")
+        axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(output, dpi=100)
-    plt.close(fig)
-    return shown
+    # tight_layout leaves the title no room above a top axis: keep a strip for it.
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.15 / fig.get_figheight() if label else 1))
+    return fig, shown
 
 
-def _draw_losses(ax: Any, records: list[dict[str, Any]]) -> list[str]:
+def _iteration_axis(ax: Any, at: Xs) -> None:
+    """The iteration above the top panel, for a figure drawn against CPU hours."""
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
+    its, hours = list(at), list(at.values())
+    # Straight on past both ends at the run's mean rate, where np.interp would hold the end
+    # values and stack the ticks outside the run on its first and last iteration.
+    rate, far = hours[-1] / its[-1], 10 * its[-1]
+    its, hours = [-far, *its, its[-1] + far], [-far * rate, *hours, hours[-1] + far * rate]
+    top = ax.secondary_xaxis(
+        "top",
+        functions=(lambda h: np.interp(h, hours, its), lambda i: np.interp(i, its, hours)),
+    )
+    top.set_xlabel("iteration")
+    top.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _draw_losses(ax: Any, records: list[dict[str, Any]], at: Xs) -> list[str]:
     trained = [r for r in records if r.get("train")]
     if not trained:
         return [_empty(ax, "loss", "no training yet: the buffer is filling")]
-    its = [r["iteration"] for r in trained]
+    its = [at[r["iteration"]] for r in trained]
     for key, label in (("policy_loss", "policy loss"), ("value_loss", "value loss")):
         ax.plot(its, [r["train"][key] for r in trained], label=label)
     # The policy loss is the entropy plus the KL to the target, so on one axis the two curves
@@ -147,20 +199,20 @@ def _draw_losses(ax: Any, records: list[dict[str, Any]]) -> list[str]:
 
 
 def _draw_solved(
-    ax: Any, records: list[dict[str, Any]], searched: list[dict[str, Any]]
+    ax: Any, records: list[dict[str, Any]], searched: list[dict[str, Any]], at: Xs
 ) -> list[str]:
     """The solved Connect Four positions: the raw policy's correct moves and the value
     head's right results, as the run measured them, and any measures with search."""
     measured = [r for r in records if "connect4_positions" in r]
-    its = [r["iteration"] for r in measured]
+    its = [at[r["iteration"]] for r in measured]
     ax.plot(its, [r["connect4_positions"]["policy_correct"] for r in measured],
             color="C0", label="raw policy: correct moves")  # fmt: skip
     if all("value_result" in r["connect4_positions"] for r in measured):
         ax.plot(its, [r["connect4_positions"]["value_result"] for r in measured],
                 color="C1", linestyle="--", label="value head: right result")  # fmt: skip
     for sims, marker in zip(sorted({m["simulations"] for m in searched}), "osD^v", strict=False):
-        series = sorted((m["iteration"], m["search_correct"]) for m in searched
-                        if m["simulations"] == sims and "iteration" in m)  # fmt: skip
+        series = sorted((at[m["iteration"]], m["search_correct"]) for m in searched
+                        if m["simulations"] == sims and m.get("iteration") in at)  # fmt: skip
         if series:
             ax.plot(*zip(*series, strict=True), color="C3", marker=marker, linestyle=":",
                     label=f"{sims} simulations: correct moves")  # fmt: skip
@@ -171,17 +223,12 @@ def _draw_solved(
     return ["solved positions"]
 
 
-def capped(elo: float) -> bool:
-    """Whether an evaluation's Elo is the bound a clean sweep reports, not a measure."""
-    return abs(elo) >= ELO_BOUND
-
-
-def _draw_elo(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
+def _draw_elo(ax: Any, evaluated: list[dict[str, Any]], at: Xs) -> list[str]:
     """Measured Elo as a line; a clean sweep (Elo capped at the bound) as a triangle at the
     panel's top edge, off the scale, labelled so, rather than a spike to the bound."""
-    measured = [(r["iteration"], r["evaluation"]["elo"]) for r in evaluated
+    measured = [(at[r["iteration"]], r["evaluation"]["elo"]) for r in evaluated
                 if not capped(r["evaluation"]["elo"])]  # fmt: skip
-    swept = [r["iteration"] for r in evaluated if capped(r["evaluation"]["elo"])]
+    swept = [at[r["iteration"]] for r in evaluated if capped(r["evaluation"]["elo"])]
     if measured:
         ax.plot(*zip(*measured, strict=True), marker="o", color="C3", label="Elo")
     ladder = evaluated[-1]["evaluation"].get("ladder", {})
@@ -196,7 +243,7 @@ def _draw_elo(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
     ax.set_ylim(low - margin, high + 2.5 * margin)  # room at the top for the sweeps
     notes = ["Elo (ladder)"]
     if swept:
-        top = ax.get_xaxis_transform()  # x in iterations, y in the panel's height
+        top = ax.get_xaxis_transform()  # x as the data's, y in the panel's height
         ax.plot(swept, [0.93] * len(swept), linestyle="none", marker="^", markersize=9,
                 color="C3", markerfacecolor="white", transform=top,
                 label="clean sweep: above the scale (Elo unmeasured)")  # fmt: skip
@@ -207,19 +254,20 @@ def _draw_elo(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
     return notes
 
 
-def _draw_scores(ax: Any, evaluated: list[dict[str, Any]]) -> list[str]:
+def _draw_scores(ax: Any, evaluated: list[dict[str, Any]], at: Xs) -> list[str]:
     """The score against each opponent of the last evaluation, with its 95% interval."""
     specs = list(evaluated[-1]["evaluation"]["opponents"])
     for number, spec in enumerate(specs):
-        rows = [(r["iteration"], r["evaluation"]["opponents"][spec]) for r in evaluated
+        rows = [(at[r["iteration"]], r["evaluation"]["opponents"][spec]) for r in evaluated
                 if spec in r["evaluation"]["opponents"]]  # fmt: skip
-        its = [it for it, _ in rows]
-        ax.plot(its, [o["score"] for _, o in rows], marker="o", color=f"C{number}",
+        xs = [x for x, _ in rows]
+        ax.plot(xs, [o["score"] for _, o in rows], marker="o", color=f"C{number}",
                 label=f"vs {spec}")  # fmt: skip
         if all("score_low" in o and "score_high" in o for _, o in rows):
-            ax.fill_between(its, [o["score_low"] for _, o in rows],
-                            [o["score_high"] for _, o in rows], color=f"C{number}",
-                            alpha=0.15, linewidth=0)  # fmt: skip
+            low, high = [o["score_low"] for _, o in rows], [o["score_high"] for _, o in rows]
+            ax.fill_between(xs, low, high, color=f"C{number}", alpha=0.15, linewidth=0)
+            if len(rows) == 1:  # a band of one point has no width: its interval as a bar
+                ax.vlines(xs, low, high, color=f"C{number}", alpha=0.4, linewidth=6)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("score (shaded: 95% interval)")
     ax.legend(loc="lower right", fontsize=8)
@@ -239,20 +287,6 @@ def _percent() -> Any:
     from matplotlib.ticker import PercentFormatter
 
     return PercentFormatter(1.0, decimals=0)
-
-
-def cpu_hours(records: list[dict[str, Any]]) -> list[float]:
-    """The CPU hours a run had spent at each record, as ``train.py`` records them: all of its
-    processes, for self-play, training, the evaluation ladder and the checkpoints.
-
-    Runs from before ``cpu_seconds`` was recorded count self-play CPU plus training time.
-    """
-    hours, total = [], 0.0
-    for record in records:
-        train = record.get("train_cpu_seconds", record.get("train_seconds", 0.0))
-        total += record["selfplay"].get("cpu_seconds", 0.0) + train
-        hours.append(record.get("cpu_seconds", total) / 3600)
-    return hours
 
 
 def draw_correct_moves(
@@ -304,7 +338,11 @@ def draw_correct_moves(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.report",
-        description="Draw a run's losses and Elo history as a PNG.",
+        description="Draw a run's losses, its Elo against the evaluation ladder and its "
+        "scores against each opponent as a PNG, against the CPU hours it had spent where "
+        "metrics.jsonl records them, and print its evaluations as a table (iteration, CPU "
+        "hours, Elo, scores). Several Connect Four runs: their correct-move shares on the "
+        "solved positions against CPU hours.",
     )
     parser.add_argument(
         "run_dirs",
@@ -326,6 +364,14 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=None,
         help="with several runs: show their first HOURS CPU hours (default: all)",
+    )
+    parser.add_argument(
+        "--x",
+        choices=X_AXES,
+        default=X_AXES[0],
+        help="one run's x axis: the CPU hours it had spent (default; all train.py processes "
+        "where metrics.jsonl records cpu_seconds, the axis label says which; the iteration "
+        "on the top axis) or the iteration (also where no CPU hours are recorded)",
     )
     args = parser.parse_args(argv)
     if len(args.run_dirs) > 1 and args.output is None:
@@ -355,10 +401,18 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    label = hours_label(records)
     count = f"{len(records)} iteration{'s' * (len(records) != 1)}"
-    shown = draw(records, output, f"{run_dir.name}: {count}", searched)
+    if label:
+        count += f", {cpu_hours(records)[-1]:.2f} CPU hours"
+    shown = draw(records, output, f"{run_dir.name}: {count}", searched, args.x)
     enough = len(records) >= MIN_ITERATIONS
     print(f"wrote {output}" + ("" if enough else f" ({shown[0]})"))
+    if args.x == "cpu-hours" and label is None:
+        print("x axis: the iteration, as metrics.jsonl lacks the self-play CPU of some")
+    if any("evaluation" in r for r in records):
+        print(f"\nevaluations of {run_dir.name} ({label or 'CPU hours not recorded'})")
+        print("\n".join(strength_table(records)))
     return 0
 
 

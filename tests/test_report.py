@@ -206,3 +206,82 @@ def test_one_run_shows_its_solved_positions_and_scores_with_their_interval(tmp_p
     plain = [{"iteration": i, "train": record(i, None)["train"]} for i in (1, 2)]
     shown = draw(plain, tmp_path / "r.png", "plain")
     assert shown[0] == "loss" and shown[1].startswith("no evaluation yet")
+
+
+def spent(iteration: int, elo: float | None, cpu_seconds: float) -> dict:
+    """A record of ``record`` with its CPU: the run's total so far and its parts."""
+    return {
+        **record(iteration, elo),
+        "selfplay": {"cpu_seconds": 100.0},
+        "train_cpu_seconds": 50.0,
+        "cpu_seconds": cpu_seconds,
+    }
+
+
+# Totals that do not grow in step with the iteration: the evaluations at 2 and 4 lie at
+# 0.3 and 1.0 CPU hours, not at any multiple of their iteration.
+TOTALS = {1: 360.0, 2: 1080.0, 3: 1440.0, 4: 3600.0}
+
+
+def _bottom(fig):
+    """The lowest panel, the scores, which carries the x axis's label."""
+    return next(ax for ax in fig.axes if ax.get_ylabel().startswith("score"))
+
+
+def _strength_lines(fig) -> dict[str, list]:
+    """The x values of each labelled line on the Elo and score panels."""
+    panels = [ax for ax in fig.axes if ax.get_ylabel().startswith(("Elo", "score"))]
+    return {line.get_label(): list(line.get_xdata()) for ax in panels for line in ax.lines}
+
+
+def test_one_run_draws_its_strength_against_the_cpu_hours_it_had_spent():
+    from alphazero.report import figure
+
+    records = [spent(i, 100.0 * i if i % 2 == 0 else None, TOTALS[i]) for i in TOTALS]
+    fig, _ = figure(records, "hours")
+    lines = _strength_lines(fig)
+    assert lines["Elo"] == pytest.approx([0.3, 1.0])
+    assert lines["vs uct:200"] == pytest.approx([0.3, 1.0])
+    assert lines["vs uct:1000"] == pytest.approx([0.3, 1.0])
+    assert _bottom(fig).get_xlabel().startswith("CPU hours, cumulative: all train.py processes")
+    (top,) = fig.axes[0].child_axes  # the iteration, above the top panel
+    assert top.get_xlabel() == "iteration"
+
+    fig, _ = figure(records, "iterations", x="iteration")
+    assert _strength_lines(fig)["Elo"] == [2, 4]
+    assert _bottom(fig).get_xlabel() == "iteration"
+    # Metrics without the CPU spent are drawn by iteration, whatever was asked.
+    bare = [record(i, 100.0 * i if i % 2 == 0 else None) for i in TOTALS]
+    fig, _ = figure(bare, "no hours")
+    assert _strength_lines(fig)["Elo"] == [2, 4]
+
+
+def test_the_hours_label_says_what_the_metrics_counted():
+    from alphazero.report_strength import cpu_hours, hours_label
+
+    old = [{"selfplay": {"cpu_seconds": 1800.0}, "train_seconds": 1800.0}] * 2
+    assert hours_label(old).endswith("self-play CPU + training wall time (evaluation not recorded)")
+    assert cpu_hours(old) == [1.0, 2.0]
+    assert hours_label([{"selfplay": {}, "train_seconds": 1.0}]) is None
+    assert "evaluation + checkpoints" in hours_label([spent(1, None, 60.0)])
+
+
+def test_the_report_prints_each_evaluation_with_the_cpu_hours_spent_by_then(tmp_path):
+    from alphazero.evaluation.ladder import ELO_BOUND
+
+    elos = {1: None, 2: 150.0, 3: None, 4: ELO_BOUND}
+    records = [spent(i, elos[i], TOTALS[i]) for i in TOTALS]
+    records[1]["evaluation"]["opponents"]["uct:200"].update(score_low=0.4, score_high=0.8)
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = subprocess.run(
+        [sys.executable, "-m", "alphazero.report", str(tmp_path)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    head = lines.index(next(line for line in lines if line.startswith("iteration")))
+    assert lines[head].split() == ["iteration", "CPU", "hours", "Elo", "uct:200", "uct:1000"]
+    assert "all train.py processes" in lines[head - 1]
+    rows = lines[head + 1 :]
+    assert [row.split()[:2] for row in rows] == [["2", "0.30"], ["4", "1.00"]]
+    assert rows[0].split()[2:] == ["150", "0.60", "[0.40,", "0.80]", "0.40"]
+    assert rows[1].split()[2:] == ["all", "won", "0.60", "0.40"]
