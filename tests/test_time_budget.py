@@ -20,7 +20,6 @@ from alphazero.evaluation.time_budget import (
     OPENING_MOVES,
     OPENING_WEIGHT,
     TimeBudget,
-    game_length,
     move_seconds,
 )
 from alphazero.games import make
@@ -92,7 +91,7 @@ def test_a_game_budget_shared_out_by_the_plies_played_never_exceeds_the_game():
         while game.score is None:
             allotted[game.player] += budget.move_seconds(game)
             game = game.sim_move(int(rng.choice(game.available_moves)))
-        full = game_length(game)[0] == 42
+        full = game.plies[0] == 42
         for side in (1, -1):
             assert allotted[side] <= 42.0 + 1e-9
             if full:  # a game to its last cell spends all of each side's budget
@@ -100,12 +99,12 @@ def test_a_game_budget_shared_out_by_the_plies_played_never_exceeds_the_game():
 
 
 def test_the_plies_played_are_the_stones_or_the_edges_drawn():
-    assert game_length(CONNECT4.from_moves([3, 3, 2])) == (3, 42)
-    assert game_length(make("gomoku", size=8, n_in_row=5).sim_move(27)) == (1, 64)
+    assert CONNECT4.from_moves([3, 3, 2]).plies == (3, 42)
+    assert make("gomoku", size=8, n_in_row=5).sim_move(27).plies == (1, 64)
     boxes = make("dots_and_boxes", rows=2, cols=2)
     for action in boxes.available_moves[:6]:
         boxes = boxes.sim_move(action)
-    assert game_length(boxes) == (6, 12)
+    assert boxes.plies == (6, 12)
     per_move = TimeBudget(2.0)
     assert per_move.move_seconds(boxes) == 2.0 and str(per_move) == "2s"
     assert str(TimeBudget(60.0, per_game=True)) == "60s/game"

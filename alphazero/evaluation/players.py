@@ -64,7 +64,7 @@ from .player_specs import (
     model_spec_parts,
     strip_knowledge,
 )
-from .time_budget import Clock, SearchLog, TimeBudget, game_length
+from .time_budget import Clock, SearchLog, TimeBudget
 
 if TYPE_CHECKING:
     import keras
@@ -314,7 +314,7 @@ class ModelPlayer:
             found = search(roots, self.inference, self.search, budget, self.rng)
             share = (self.clock() - start) / max(len(roots), 1)
             for game in games:
-                self.log.add(game_length(game)[0], budget, share)
+                self.log.add(game.plies[0], budget, share)
             return found.roots, found.chosen, found.values.tolist()
         searched, chosen, values = [], [], []
         for root, game in zip(roots, games, strict=True):
@@ -325,7 +325,7 @@ class ModelPlayer:
                 return self.clock() - start >= seconds
 
             found = search_until(root, self.inference, self.search, spent, self.rng)
-            self.log.add(game_length(game)[0], root.N - before, self.clock() - start)
+            self.log.add(game.plies[0], root.N - before, self.clock() - start)
             searched.append(found.roots[0])
             chosen.append(found.chosen[0])
             values.append(float(found.values[0]))

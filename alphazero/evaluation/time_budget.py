@@ -10,7 +10,7 @@ The seconds are counted by a clock: ``wall`` (``time.perf_counter``: what a pers
 ``cpu`` (``time.process_time``: this process's CPU in all its threads, steadier on a busy
 machine, so for measurements). Tests give a clock of their own.
 
-A game's budget is shared out from the position alone (its plies played, ``game_length``),
+A game's budget is shared out from the position alone (its plies played, ``Game.plies``),
 not from a clock running through the game: the same position gets the same seconds in a
 game, after ``undo``, and in a benchmark's set of positions.
 
@@ -75,16 +75,6 @@ def move_seconds(
     return game_seconds * weight(move) / sum(weight(k) for k in range(moves))
 
 
-def game_length(game: Game) -> tuple[int, int]:
-    """``(plies played, the most plies a game can last)`` of ``game``'s position: the stones
-    and the cells of the board (Connect Four, Gomoku, tic-tac-toe), or the edges drawn and
-    all the edges (Dots and Boxes, whose board also shows the boxes taken)."""
-    if game.name == "dots_and_boxes":
-        return game.num_actions - len(game.available_moves), game.num_actions
-    state = game.state
-    return int((state != 0).sum()), int(state.size)
-
-
 BUDGET_RANGE = f"from {MIN_SECONDS:g} to {MAX_SECONDS:.0f} seconds (a day)"
 
 
@@ -115,7 +105,7 @@ class TimeBudget:
         played (a player's own move is every other ply)."""
         if not self.per_game:
             return self.seconds
-        played, most = game_length(game)
+        played, most = game.plies
         return move_seconds(
             self.seconds, played // 2, math.ceil(most / 2), self.opening_weight, self.opening_moves
         )

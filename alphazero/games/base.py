@@ -143,6 +143,13 @@ class Game(ABC):
         return tuple(self.encode().shape)  # type: ignore[return-value]
 
     @property
+    def plies(self) -> tuple[int, int]:
+        """``(moves played to reach this position, the most a game can last)``. Here the
+        stones and the cells of the board; a game whose moves are not stones says its own."""
+        state = self.state
+        return int(np.count_nonzero(state)), int(state.size)
+
+    @property
     def is_over(self) -> bool:
         return self.score is not None
 

@@ -139,6 +139,11 @@ class DotsAndBoxes(Game):
         return self._rules.num_actions
 
     @property
+    def plies(self) -> tuple[int, int]:
+        """The edges drawn and all the edges (the lattice also shows the boxes taken)."""
+        return self._edges.bit_count(), self._rules.num_actions
+
+    @property
     def boxes(self) -> tuple[int, int]:
         """Boxes won so far by the first and by the second player."""
         return self._boxes_first.bit_count(), self._boxes_second.bit_count()
