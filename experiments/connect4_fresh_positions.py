@@ -16,6 +16,10 @@ Run:
     python benchmarks/connect4_positions.py --model checkpoints/pretrained/connect4 \\
         --positions experiments/data/connect4_fresh.tsv --sims 800
 
+``--lengths 4-12 --scale 3`` draws only openings, three times as many of each length as the
+file has; ``--exclude FILE...`` also leaves out the positions of other sets, so that a set
+used to choose between recipes (a development set) shares none with the sets that report.
+
 The good moves are plain UCT's (``uct:300``), not a network's, so the set leans toward no
 model; the file's good moves may have been a solver's, so the sets can still differ in what
 the lengths and threats do not capture (the draws, for one). The whole run takes a few
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -121,21 +126,30 @@ def must_block(binary: Path, lines: list[str]) -> list[bool]:
     return [line.split("\t")[2] == "1" for line in run_solver(binary, lines, "--threats", 1)]
 
 
-def draw_positions(binary: Path, seed: int, good_simulations: int) -> list[str]:
-    """Positions (1-based moves) as many of each length, and of those as many where the mover
-    must block a threat, as the committed file has; none of the file's, played or mirrored."""
+def draw_positions(
+    binary: Path,
+    seed: int,
+    good_simulations: int,
+    lengths: tuple[int, int] = (0, 42),
+    scale: int = 1,
+    exclude: Sequence[Path] = (),
+) -> list[str]:
+    """Positions (1-based moves) as many of each length within ``lengths`` (times ``scale``),
+    and of those as many where the mover must block a threat, as the committed file has; none
+    of the file's or of the files ``exclude``, played or mirrored."""
     committed = load_positions()
-    lines = [notation(p.moves) for p in committed]
+    lines = [notation(p.moves) for p in committed if lengths[0] <= len(p.moves) <= lengths[1]]
     wanted = collections.Counter(
         (len(line), block) for line, block in zip(lines, must_block(binary, lines), strict=True)
     )
+    wanted = collections.Counter({key: scale * count for key, count in wanted.items()})
     seen: set[tuple[int, ...]] = set()
-    for position in committed:
+    for position in [*committed, *(p for path in exclude for p in load_positions(path))]:
         seen |= board_keys(list(position.moves))
     rng = np.random.default_rng(seed)
     good = UCTPlayer(simulations=good_simulations, seed=seed)
     fresh: list[str] = []
-    with tqdm(total=len(lines), desc="games", unit="position") as bar:
+    with tqdm(total=sum(wanted.values()), desc="games", unit="position") as bar:
         for length in sorted({length for length, _ in wanted}):
             missing = {block: wanted[length, block] for block in (False, True)}
             while any(missing.values()):
@@ -156,6 +170,18 @@ def draw_positions(binary: Path, seed: int, good_simulations: int) -> list[str]:
     return fresh
 
 
+def lengths_range(text: str) -> tuple[int, int]:
+    """``"4-12"`` as ``(4, 12)``."""
+    low, _, high = text.partition("-")
+    try:
+        bounds = int(low), int(high)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW-HIGH such as 4-12, got {text!r}") from None
+    if not 0 <= bounds[0] <= bounds[1]:
+        raise argparse.ArgumentTypeError(f"expected 0 <= LOW <= HIGH, got {text!r}")
+    return bounds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="TSV to write (the file's format)")
@@ -164,11 +190,36 @@ def main() -> int:
         "--good-simulations", type=int, default=300, help="UCT simulations of a good move"
     )
     parser.add_argument("--jobs", type=int, default=2, help="solver processes at once (default 2)")
+    parser.add_argument(
+        "--lengths",
+        type=lengths_range,
+        default=(0, 42),
+        metavar="LOW-HIGH",
+        help="only positions with LOW to HIGH moves played, e.g. 4-12 (default: all)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="draw this many times as many positions of each kind as the file has (default 1)",
+    )
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        nargs="*",
+        default=[],
+        metavar="FILE",
+        help="solved-position files whose positions (or their mirror images) to leave out",
+    )
     args = parser.parse_args()
+    if args.scale < 1:
+        parser.error(f"--scale must be at least 1, got {args.scale}")
 
     with tempfile.TemporaryDirectory() as folder:
         binary = build_solver(Path(folder))
-        fresh = draw_positions(binary, args.seed, args.good_simulations)
+        fresh = draw_positions(
+            binary, args.seed, args.good_simulations, args.lengths, args.scale, args.exclude
+        )
         solved = run_solver(binary, fresh, "--weak", max(1, args.jobs))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(f"{line}\n" for line in solved))
