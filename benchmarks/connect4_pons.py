@@ -42,13 +42,14 @@ from typing import Any
 
 from tqdm import tqdm
 
+from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.evaluation.player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
     PlayerSpecError,
     budget,
     model_spec_parts,
 )
-from alphazero.evaluation.players import BatchPlayer, ModelPlayer, Player, make_player
+from alphazero.evaluation.players import BatchPlayer, Player, make_player
 from alphazero.evaluation.pons_positions import (
     SETS,
     PonsPosition,

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
-from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import make
 from alphazero.network.engines import ENGINES, EngineError
 from alphazero.play.options import (

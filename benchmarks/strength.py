@@ -29,8 +29,9 @@ import time
 from pathlib import Path
 
 from alphazero.evaluation.arena import MatchResult, play_match
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
-from alphazero.evaluation.players import ModelPlayer, ModelSource, make_player
+from alphazero.evaluation.players import make_player
 from alphazero.games import make
 from alphazero.play.models import config_game
 from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem

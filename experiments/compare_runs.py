@@ -28,7 +28,7 @@ import numpy as np
 import yaml
 
 from alphazero.evaluation.arena import play_match
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.games import make
 from alphazero.games.base import Game
 from alphazero.training.run_errors import CheckpointError

@@ -30,7 +30,8 @@ from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
 from alphazero.evaluation.arena import play_match
-from alphazero.evaluation.players import ModelPlayer, PlayerOptions, PlayerSpecError, make_player
+from alphazero.evaluation.model_player import ModelPlayer, PlayerOptions
+from alphazero.evaluation.players import PlayerSpecError, make_player
 from alphazero.games import Gomoku
 from alphazero.training.run_errors import CheckpointError
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import run_folder, trained_search
-from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.play.models import config_game

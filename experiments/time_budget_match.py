@@ -29,8 +29,8 @@ import numpy as np
 from play_search import openings  # experiments/
 
 from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch, run_folder
-from alphazero.evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.time_budget import (
     CLOCKS,
     OPENING_MOVES,

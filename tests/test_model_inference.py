@@ -65,7 +65,7 @@ def test_play_searches_with_openvino_and_never_imports_tensorflow() -> None:
 import sys
 from alphazero.games import make
 from alphazero.play.web_networks import load_network
-from alphazero.evaluation.players import ModelPlayer, ModelSource
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 game = make("tictactoe")
 player = ModelPlayer(ModelSource({str(PRETRAINED / "tictactoe")!r}, engine="auto"), game, 20)
 thought = player.think(game)

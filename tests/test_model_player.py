@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch
-from alphazero.evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.games import make
 
 PRETRAINED = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained"

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from alphazero.config import Config, SearchConfig
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import (
     PLAY_ALGORITHM,
     PlaySearch,
     play_search,
     trained_search,
 )
-from alphazero.evaluation.players import ModelPlayer, ModelSource
 from alphazero.games import make
 from alphazero.search import GumbelParams, Node, SearchParams, search
 

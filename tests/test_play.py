@@ -24,7 +24,13 @@ import numpy as np
 import pytest
 from shipped_helpers import ship_tiny_model
 
-from alphazero.evaluation.players import ModelPlayer, ModelSource, MoveStat, PlayerOptions, Thought
+from alphazero.evaluation.model_player import (
+    ModelPlayer,
+    ModelSource,
+    MoveStat,
+    PlayerOptions,
+    Thought,
+)
 from alphazero.games import make, view_for
 from alphazero.play.board import Style, use_color
 from alphazero.play.models import PRETRAINED_DIR, default_model, how_to_train
@@ -373,8 +379,9 @@ def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):
     run.mkdir()
     (run / "config.yaml").write_text("game:\n  name: [1]\n")
     probe = (
-        "import sys; from alphazero.games import make; from alphazero.evaluation.players import "
-        "ModelPlayer; from alphazero.training.run_errors import CheckpointError\n"
+        "import sys; from alphazero.games import make; "
+        "from alphazero.evaluation.model_player import ModelPlayer; "
+        "from alphazero.training.run_errors import CheckpointError\n"
         "try: ModelPlayer(sys.argv[1], make('connect4'))\n"
         "except CheckpointError as error: print(error)\n"
         "print('tensorflow' in sys.modules)"

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alphazero.evaluation.players import ModelPlayer
+from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.games import make, view_for
 from alphazero.play.models import default_model
 from alphazero.training.checkpoints import RunDir

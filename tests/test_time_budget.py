@@ -13,9 +13,9 @@ import pytest
 from time_budget_match import match, phases, players  # experiments/
 
 from alphazero.evaluation.arena import save_results, search_costs
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.evaluation.player_specs import PlayerSpecError, check_spec, model_spec_parts
-from alphazero.evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.time_budget import (
     OPENING_MOVES,
     OPENING_WEIGHT,

@@ -17,7 +17,8 @@ from ..config import EvaluationConfig
 from ..games.base import Game
 from ..search import SearchParams
 from .arena import MatchResult, elo_difference, play_match
-from .players import ModelPlayer, ModelSource, PlayerOptions, make_player
+from .model_player import ModelPlayer, ModelSource, PlayerOptions
+from .players import make_player
 
 ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""

@@ -11,9 +11,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from ..evaluation.model_search import PlaySearch
 from ..evaluation.player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
-from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, make_player
+from ..evaluation.players import Player, make_player
 from ..evaluation.time_budget import BUDGET_RANGE, CLOCKS, MAX_SECONDS, MIN_SECONDS, TimeBudget
 from ..games import make
 from ..games.base import Game, GameError

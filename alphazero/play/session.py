@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions, Thought
 from ..evaluation.model_search import PlaySearch
-from ..evaluation.players import ModelPlayer, ModelSource, Player, PlayerOptions, Thought
+from ..evaluation.players import Player
 from ..evaluation.time_budget import TimeBudget
 from ..games import GameView, view_for
 from ..games.base import Game, GameError

@@ -3,7 +3,7 @@ most searched one, and its outlook (the search's value, or the result it proved)
 
 from __future__ import annotations
 
-from ..evaluation.players import Thought
+from ..evaluation.model_player import Thought
 
 
 def signed(value: float) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..evaluation.players import Thought
+from ..evaluation.model_player import Thought
 from ..games import make, view_for
 from ..games.base import Game
 

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from ..evaluation.model_search import PlaySearch
-from ..evaluation.players import ModelPlayer, ModelSource, PlayerOptions
 from ..games import view_for
 from ..games.base import Game, GameError, MoveParseError
 from .options import DEFAULT_CACHE
