@@ -83,15 +83,24 @@ def test_the_time_manager_gives_the_opening_more_and_a_whole_game_exactly_its_bu
     assert even == pytest.approx([60.0 / 21] * 21)
 
 
+FULL_BOARD = [int(c) - 1 for c in "666165577462463234152541333211132724554777"]
+"""A drawn game to the last of the 42 cells."""
+
+
 def test_a_game_budget_shared_out_by_the_plies_played_never_exceeds_the_game():
     rng = np.random.default_rng(3)
     budget = TimeBudget(42.0, per_game=True)
-    for _ in range(20):
+    # Random games end early; the last one fills the board.
+    games: list[list[int] | None] = [None] * 20 + [FULL_BOARD]
+    for moves in games:
         game, allotted = make("connect4"), {1: 0.0, -1: 0.0}
         while game.score is None:
             allotted[game.player] += budget.move_seconds(game)
-            game = game.sim_move(int(rng.choice(game.available_moves)))
+            played = game.plies[0]
+            action = moves[played] if moves else int(rng.choice(game.available_moves))
+            game = game.sim_move(action)
         full = game.plies[0] == 42
+        assert full == (moves is not None)
         for side in (1, -1):
             assert allotted[side] <= 42.0 + 1e-9
             if full:  # a game to its last cell spends all of each side's budget
