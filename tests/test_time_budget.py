@@ -169,6 +169,15 @@ def test_gumbel_cannot_search_to_a_deadline():
         )
 
 
+def test_a_game_budget_is_refused_where_a_move_can_give_the_mover_another():
+    boxes = make("dots_and_boxes", rows=2, cols=2)
+    with pytest.raises(ValueError, match=r"players who take turns.*--move-time"):
+        TimeBudget(60.0, per_game=True).move_seconds(boxes)
+    with pytest.raises(ValueError, match="players who take turns"):
+        ModelPlayer(ModelSource("stand-in", inference=network()), boxes, TimeBudget(60.0, True))
+    assert TimeBudget(2.0).move_seconds(boxes) == 2.0
+
+
 # ------------------------------------------------------------------------------ the player
 def test_a_move_time_player_stops_at_its_deadline_and_plays_the_fixed_searchs_move():
     clock = FakeClock(tick=0.001)  # a simulation a network call: 1 ms each

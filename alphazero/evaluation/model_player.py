@@ -32,7 +32,7 @@ from ..search import (
 )
 from .model_search import PlaySearch
 from .player_specs import DEFAULT_MODEL_SIMULATIONS
-from .time_budget import Clock, SearchLog, TimeBudget
+from .time_budget import Clock, SearchLog, TimeBudget, game_time_refused
 
 if TYPE_CHECKING:
     import keras
@@ -161,6 +161,12 @@ class ModelPlayer:
         self.path = str(path)
         self.simulations = simulations
         self.search = _search_params(search, path)
+        if (
+            isinstance(simulations, TimeBudget)
+            and simulations.per_game
+            and not game.turns_alternate
+        ):
+            raise ValueError(game_time_refused(game))
         if isinstance(simulations, TimeBudget) and self.search.algorithm != "puct":
             raise ValueError(
                 f"a time budget ({simulations}) needs the puct search, not "

@@ -36,8 +36,7 @@ OPENING_WEIGHT = 3.0
 (``move_seconds``). Not tuned: ``experiments/time_budget_match.py`` measures a plan against
 equal seconds a move, at equal seconds a game."""
 OPENING_MOVES = 8
-"""A player's own moves over which the extra seconds of the opening fall to none: 8 of
-Connect Four's 21 are its first 16 plies."""
+"""A player's own moves over which the extra seconds of the opening fall to none."""
 MIN_SECONDS = 0.001
 """The shortest budget, of a move or of a game: a millisecond (a move searches a chunk of
 simulations all the same)."""
@@ -102,13 +101,25 @@ class TimeBudget:
 
     def move_seconds(self, game: Game) -> float:
         """The seconds a move in ``game``'s position gets: a game's share out by its plies
-        played (a player's own move is every other ply)."""
+        played, a player's own move being every other ply (``ValueError`` for a game whose
+        turns do not alternate, ``Game.turns_alternate``: there a player's moves so far cannot
+        be read from the position)."""
         if not self.per_game:
             return self.seconds
+        if not game.turns_alternate:
+            raise ValueError(game_time_refused(game))
         played, most = game.plies
         return move_seconds(
             self.seconds, played // 2, math.ceil(most / 2), self.opening_weight, self.opening_moves
         )
+
+
+def game_time_refused(game: Game) -> str:
+    """Why a game's time budget cannot be shared out in ``game``."""
+    return (
+        f"a time budget a game needs players who take turns; in {game.name} a move can give "
+        "the mover another, so give a time a move instead (--move-time, model:PATH:2s)"
+    )
 
 
 @dataclass

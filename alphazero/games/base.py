@@ -59,6 +59,9 @@ class Game(ABC):
 
     name: ClassVar[str]
     """Registry name, also used in configs and on the command line."""
+    turns_alternate: ClassVar[bool] = True
+    """Whether the players always take turns, so that a player's own moves are every other
+    ply; false where a move can give the mover another (Dots and Boxes)."""
     rollout_knowledge: ClassVar[bool] = False
     """Whether ``playout`` and ``candidate_moves`` have some knowledge of the game to use
     when asked (the UCT baselines' ``:knowledge``), rather than playing uniformly."""

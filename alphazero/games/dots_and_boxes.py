@@ -108,6 +108,7 @@ class DotsAndBoxes(Game):
 
     __slots__ = ("_boxes_first", "_boxes_second", "_edges", "_rules")
     name = "dots_and_boxes"
+    turns_alternate = False
     rollout_knowledge: ClassVar[bool] = True
 
     def __init__(self, rows: int = 3, cols: int = 3) -> None:
