@@ -69,7 +69,7 @@ BATCH = 64
 network call."""
 BATCH_SIMULATIONS = BATCH * DEFAULT_SIMULATIONS
 """Simulations in flight at most, so that more a move search fewer positions at once: the
-trees of 64 positions at 12,800 simulations each would hold about a gigabyte."""
+trees of a whole batch at 12,800 simulations each would not fit a small machine's memory."""
 SET_NAMES = {label.replace(" ", "-"): name for name, label in SETS}
 
 

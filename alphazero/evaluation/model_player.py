@@ -135,8 +135,8 @@ class ModelPlayer:
 
     With ``reuse_tree`` the subtree of the position each game reaches is kept from the last
     search, as in AlphaGo Zero, and every move adds ``simulations`` to the visits it already
-    holds. Measured on the shipped Connect Four and Gomoku 6x6 models it changed little
-    (docs/research/learning_speed/connect4_2025.md), so it is off by default.
+    holds. It is off by default: on the shipped models it changed little
+    (docs/research/learning_speed/connect4_2025.md).
     """
 
     def __init__(

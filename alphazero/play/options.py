@@ -17,20 +17,18 @@ from .text import fill, terminal_width, two_columns
 
 DEFAULT_GAME = "connect4"
 DEFAULT_SIMULATIONS = 800
-"""What the README's strength table measures. With ``DEFAULT_LEAVES`` on OpenVINO and
-``DEFAULT_CACHE`` a Connect Four move of the former 128x6 model took 0.20 s on the idle 2-core
-machine, one leaf on TensorFlow without the cache 2.34 s: ``benchmarks/play_speed.py``,
-docs/research/benchmarks.md."""
+"""What the README's strength table measures; with ``DEFAULT_LEAVES`` and ``DEFAULT_CACHE``
+a move takes a fraction of a second on two cores (``benchmarks/play_speed.py``,
+docs/research/benchmarks.md)."""
 DEFAULT_LEAVES = 4
 """Leaves searched per network call (virtual loss keeps them apart): the search makes a
-quarter of the calls, each of 4 positions, for the same simulations. On the solved Connect
-Four positions it played as well as one leaf (800 simulations: the 64x5 flagship at iteration
-110 96.7% either way; the former 128x6 97.0% against 96.8%, docs/research/benchmarks.md)."""
+quarter of the calls, each of 4 positions, for the same simulations, and on the solved
+Connect Four positions it plays as well as one leaf (docs/research/benchmarks.md)."""
 DEFAULT_CACHE = 10_000
 """Positions whose network answers a model player keeps across its moves (``ModelPlayer``'s
-``cache``): each move's search meets again about three in four of the positions the last
-searches evaluated, so a Connect Four move took 0.19 s instead of 0.54 s, with the same moves
-(``benchmarks/play_speed.py``). About 6 MB for Connect Four."""
+``cache``): each move's search meets again most of the positions the last searches
+evaluated, so a move is several times faster with the same moves (``benchmarks/play_speed.py``,
+docs/research/benchmarks.md)."""
 FALLBACK_OPPONENT = "uct:2000"
 """Whom a person plays in the terminal when the game has no model (said in one line): the UCT
 baseline needs none, and plays every game on every board."""
