@@ -241,7 +241,7 @@ def test_play_help_explains_the_time_options():
     ):
         assert option in text
         assert words in " ".join(text.split())
-    assert "model:PATH:SECONDSs/game" in " ".join(text.split())
+    assert "model:PATH[:SIMS|:SECONDSs|:SECONDSs/game]" in " ".join(text.split())
 
 
 @pytest.mark.parametrize(

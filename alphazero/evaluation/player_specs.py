@@ -12,8 +12,7 @@ from .time_budget import BUDGET_RANGE, MAX_SECONDS, MIN_SECONDS, TimeBudget
 SPEC_FORMS = (
     "human, random, perfect, uct:SIMS, uct:SECONDSs, rave:SIMS, rave:SECONDSs "
     "(add :knowledge for rollout knowledge), alphabeta:DEPTH (Gomoku), model:PATH, "
-    "model:PATH:SIMS, model:PATH:SECONDSs (a move), model:PATH:SECONDSs/game "
-    "(add :symmetric to average the network over the board's symmetries)"
+    "model:PATH[:SIMS|:SECONDSs|:SECONDSs/game] (add :symmetric to average over symmetries)"
 )
 DEFAULT_MODEL_SIMULATIONS = 200
 MAX_SIMULATIONS = 1_000_000
