@@ -12,7 +12,7 @@ game. Run:
 
     python experiments/compare_runs.py checkpoints/dots_and_boxes checkpoints/dots_and_boxes_pcr \\
         --cpu-hours 0.5 --games 200
-    python experiments/compare_runs.py checkpoints/connect4 checkpoints/c4_games256 \\
+    python experiments/compare_runs.py checkpoints/connect4 checkpoints/connect4_games256 \\
         --games 0 --budgets 0.5 1 1.5
 """
 

@@ -45,14 +45,11 @@ pytestmark = pytest.mark.skipif(not in_git(), reason="needs the git checkout")
 
 def listed_in_readme(kind: str) -> set[str]:
     text = (CHECKPOINTS / "README.md").read_text()
-    if kind == "leaving":
-        block = text.split("<!-- leaving:start -->")[1].split("<!-- leaving:end -->")[0]
-        return set(block.split())
     return set(re.findall(rf"`{kind}/([\w.-]+)/`", text))
 
 
 def test_checkpoints_holds_only_shipped_models_and_listed_runs():
-    allowed = {"README.md", "pretrained", "in_progress"} | listed_in_readme("leaving")
+    allowed = {"README.md", "pretrained", "in_progress"}
     tops = {Path(p).parts[0] for p in committed(CHECKPOINTS)}
     assert tops <= allowed, f"unlisted in checkpoints/README.md: {sorted(tops - allowed)}"
     for kind in ("pretrained", "in_progress"):
