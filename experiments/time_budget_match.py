@@ -1,19 +1,35 @@
-"""The opening given more time against even time, at equal seconds a game: is play's plan better?
+"""The opening given more time against even time, at equal seconds spent: is play's plan better?
 
-One model plays itself. One side has ``--game-time`` seconds a game shared out by play's time
-manager (``alphazero.evaluation.time_budget.move_seconds``, as ``play.py --game-time``): the
-first move ``--opening-weight`` times a middle-game move's, falling to even by its move
-``--opening-moves``. The other has the same seconds a game shared out evenly: the same manager
-with weight 1, each move ``game_time / moves`` for the most moves a player can make (21 in
-Connect Four). A game that lasts to its end costs each side the same seconds; a shorter one
-leaves each some unspent, so the seconds each side spent a game are printed too.
+One model plays itself. The plan side is ``play.py --game-time``: ``--game-time`` seconds a
+game shared out by play's time manager (``alphazero.evaluation.time_budget.move_seconds``),
+the first move ``--opening-weight`` times a middle-game move's, falling to even by its move
+``--opening-moves``. The even side is ``play.py --move-time``: the same seconds every move,
+that number chosen so that it spends, over the match, what the plan spends.
+
+Why not the same seconds a game shared out evenly: the manager shares a game's seconds over
+the most moves a player can make (21 in Connect Four), and a game that ends sooner never spends
+the shares of the moves it did not make. The plan spends its shares early, so in a short game
+it spends more of the same budget than an even share does (63% of it against 48% when the
+game ends after 10 of its moves): it would win by spending more, not by spending where it
+counts. So the even side's seconds a move are matched to the seconds the plan actually spent.
+The games are played a pair at a time (each random opening twice, the sides swapped), and
+before each pair the even side gets the seconds a move that would have had it spend, over the
+games played so far, what the plan spent there (``matched_seconds``: its overrun past each
+move's deadline, to the end of a chunk of simulations, counted). The first pair, before any
+game, gets an even share of a whole game, ``--game-time`` / 21. The seconds are equal over the
+match, not game by game: no plan can spend a short game's seconds without knowing it will be
+short, so the plan still spends more than the even side in a short game and less in a long
+one, which is what giving the opening more means. The seconds each side spent a game are
+printed to check.
 
 Both sides search with play's PUCT (its leaves per network call, its cache), each move on its
-own until its seconds are spent, counted by ``--clock`` (default CPU seconds: steadier on a
-busy machine). Games start from different random openings of ``--opening`` moves, each played
-twice with the sides swapped. Prints the plan's score against even time with its 95% interval,
-then for each side the seconds it spent a game and the simulations a move it bought, in the
-opening and after. Run:
+own until its seconds are spent (or its result is proven), counted by ``--clock`` (default CPU
+seconds: steadier on a busy machine). Games start from different random openings of
+``--opening`` moves, whose shares, the plan's largest, it never spends: it spends less than
+``--game-time`` even in a game to the last cell, and the even side is matched to what it does
+spend. Prints the plan's score against even time with its 95% interval, then for each side the
+seconds it spent a game and the simulations a move it bought, in the opening and after, and
+the even side's last seconds a move. Run:
 
     python experiments/time_budget_match.py --model checkpoints/pretrained/connect4 \\
         --game-time 20 --games 100 --json time_budget.json
@@ -22,17 +38,21 @@ opening and after. Run:
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 from play_search import openings  # experiments/
 
+from alphazero import progress as progress_bars
 from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch, run_folder
 from alphazero.evaluation.time_budget import (
     CLOCKS,
+    MAX_SECONDS,
+    MIN_SECONDS,
     OPENING_MOVES,
     OPENING_WEIGHT,
     Clock,
@@ -57,25 +77,63 @@ def players(
     leaves: int = DEFAULT_LEAVES,
 ) -> tuple[ModelPlayer, ModelPlayer]:
     """The model at ``path`` (its ``network`` loaded once) with ``plan``, a game's seconds,
-    and with the same seconds shared out evenly; each with a cache of its own."""
-    even = TimeBudget(plan.seconds, per_game=True, opening_weight=1.0)
+    and with seconds a move, at first an even share of a whole game of ``start``'s
+    (``match`` matches them to what the plan spends); each with a cache of its own."""
+    even = TimeBudget(even_share(plan, start))
     sides = []
-    for budget, name in ((plan, "plan"), (even, "even")):
+    for budget, label in (
+        (plan, f"plan {plan} (x{plan.opening_weight:g} falling over {plan.opening_moves} moves)"),
+        (even, "even seconds a move (matched to what the plan spends)"),
+    ):
         source = ModelSource(path, inference=network, cache=DEFAULT_CACHE)
-        label = f"{name} {budget}"
-        if name == "plan":
-            label += f" (x{plan.opening_weight:g} falling over {plan.opening_moves} moves)"
         options = PlayerOptions(name=label, clock=clock)
         sides.append(ModelPlayer(source, start, budget, PlaySearch(leaves=leaves), options))
     return sides[0], sides[1]
 
 
+def even_share(plan: TimeBudget, start: Game) -> float:
+    """A game's seconds over the most moves a player makes in a game from ``start``."""
+    return plan.seconds / math.ceil(start.plies[1] / 2)
+
+
+def matched_seconds(plan: SearchLog, even: SearchLog, given: float) -> float | None:
+    """The seconds a move that would have had the even side (``even``: what its moves cost;
+    ``given``: the seconds they were given, summed) spend what the plan spent (``plan``) over
+    the same games: the plan's seconds less the even side's overrun (what its moves spent
+    past their deadlines, each search stopping at the end of a chunk of simulations), over
+    the even side's moves. None before any move."""
+    if even.moves == 0:
+        return None
+    overrun = even.seconds - given
+    return min(max((plan.seconds - overrun) / even.moves, MIN_SECONDS), MAX_SECONDS)
+
+
 def match(
     plan: ModelPlayer, even: ModelPlayer, starts: list[Game], progress: bool = True
 ) -> MatchResult:
-    """Every start played twice, the sides swapped: the plan's result."""
-    queue = iter([game for game in starts for _ in range(2)])
-    return play_match(plan, even, lambda: next(queue), 2 * len(starts), progress)
+    """Every start played twice, the sides swapped, a pair at a time; before each pair the
+    even side's seconds a move become ``matched_seconds`` of the games before. The plan's
+    result."""
+    budget = even.simulations
+    if not isinstance(budget, TimeBudget) or budget.per_game:
+        raise ValueError(f"the even side searches seconds a move, not {budget}")
+    result = MatchResult(player=plan.name, opponent=even.name)
+    given = 0.0
+    bar = progress_bars.bar(len(starts), f"{plan.name} vs {even.name}", "pair", enabled=progress)
+    for start in starts:
+        before = even.log.moves
+        pair = play_match(plan, even, lambda start=start: start, 2, progress=False)
+        given += budget.seconds * (even.log.moves - before)
+        seconds = matched_seconds(plan.log, even.log, given)
+        if seconds is not None:
+            budget = TimeBudget(seconds)
+            even.simulations = budget  # read afresh by each search
+        for name in ("wins", "draws", "losses", "wins_first", "games_first"):
+            setattr(result, name, getattr(result, name) + getattr(pair, name))
+        result.moves += pair.moves
+        bar.update(1)
+    bar.close()
+    return result
 
 
 def phases(log: SearchLog, opening_plies: int) -> str:
@@ -93,8 +151,8 @@ def phases(log: SearchLog, opening_plies: int) -> str:
 
 
 def report(result: MatchResult, sides: tuple[ModelPlayer, ModelPlayer], opening: int) -> str:
-    """The plan's score with its 95% interval, then each side's seconds a game and
-    simulations a move in the opening and after."""
+    """The plan's score with its 95% interval, then each side's seconds spent a game and
+    simulations a move in the opening and after, and the even side's last seconds a move."""
     low, high = result.score_interval()
     lines = [
         f"{result.player} vs {result.opponent}: {result.wins}/{result.draws}/{result.losses}, "
@@ -103,6 +161,7 @@ def report(result: MatchResult, sides: tuple[ModelPlayer, ModelPlayer], opening:
     for side in sides:
         seconds = side.log.seconds / max(result.games, 1)
         lines.append(f"{side.name}: {seconds:.2f} s spent a game; {phases(side.log, opening)}")
+    lines.append(f"the even side's seconds a move at the end: {sides[1].simulations}")
     return "\n".join(lines)
 
 
@@ -110,7 +169,10 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a run folder")
     parser.add_argument(
-        "--game-time", type=float, default=20.0, help="seconds a game, each side (default 20)"
+        "--game-time",
+        type=float,
+        default=20.0,
+        help="the plan's seconds a game; the even side spends as much (default 20)",
     )
     parser.add_argument(
         "--opening-weight",
@@ -170,8 +232,9 @@ def main() -> int:
         return fail(f"--opening {args.opening}: {error}")
     sides = players(args.model, network, start, plan, CLOCKS[args.clock])
     result = match(*sides, starts, progress=not args.quiet)
-    print(f"{args.model}, {args.game_time:g} {args.clock} seconds a game each, {result.games} "
-          f"games from {args.opening}-move openings (seed {args.seed})")  # fmt: skip
+    print(f"{args.model}, the plan {args.game_time:g} {args.clock} seconds a game, the even side "
+          f"what it spends, {result.games} games from {args.opening}-move openings "
+          f"(seed {args.seed})")  # fmt: skip
     print(report(result, sides, 2 * plan.opening_moves))
     if args.json:
         save_results([result], args.json, [search_costs(*sides)])

@@ -10,15 +10,18 @@ import json
 
 import numpy as np
 import pytest
-from time_budget_match import match, phases, players  # experiments/
+import time_budget_match
+from time_budget_match import match, matched_seconds, phases, players  # experiments/
 
 from alphazero.evaluation.arena import save_results, search_costs
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.evaluation.player_specs import PlayerSpecError, check_spec, model_spec_parts
 from alphazero.evaluation.time_budget import (
+    MIN_SECONDS,
     OPENING_MOVES,
     OPENING_WEIGHT,
+    SearchLog,
     TimeBudget,
     move_seconds,
 )
@@ -81,6 +84,14 @@ def test_the_time_manager_gives_the_opening_more_and_a_whole_game_exactly_its_bu
     assert left > 0 and seconds[5] < left
     even = [move_seconds(60.0, move, 21, opening_weight=1.0) for move in range(21)]
     assert even == pytest.approx([60.0 / 21] * 21)
+
+
+def test_a_game_that_ends_early_leaves_less_of_the_plan_unspent_than_of_an_even_share():
+    # The shares of the moves not made are never spent: no plan knows the game will be short.
+    # After 10 of its 21 moves the plan has spent 19/30 of its budget, an even share 10/21.
+    plan = sum(move_seconds(60.0, move, 21) for move in range(10))
+    even = sum(move_seconds(60.0, move, 21, opening_weight=1.0) for move in range(10))
+    assert plan == pytest.approx(60.0 * 19 / 30) and even == pytest.approx(60.0 * 10 / 21)
 
 
 FULL_BOARD = [int(c) - 1 for c in "666165577462463234152541333211132724554777"]
@@ -281,3 +292,60 @@ def test_a_matchs_json_shows_the_simulations_each_side_bought_by_ply(tmp_path):
     assert "opening" in phases(plan.log, 16) and "after" in phases(plan.log, 16)
     save_results([result], tmp_path / "n.json", [search_costs(plan, even)])
     assert json.loads((tmp_path / "n.json").read_text())[0]["searches"] == costs
+
+
+def log_of(moves: int, seconds: float) -> SearchLog:
+    log = SearchLog()
+    for ply in range(moves):
+        log.add(ply, CHUNK, seconds / moves)
+    return log
+
+
+def test_the_even_sides_seconds_a_move_would_have_spent_what_the_plan_spent():
+    # The even side was given 0.4 s for each of 21 moves and spent 0.6 s more, its searches
+    # running to the end of their chunks: 0.4476 s a move would have matched the plan's 10 s.
+    seconds = matched_seconds(log_of(20, 10.0), log_of(21, 9.0), given=21 * 0.4)
+    assert seconds == pytest.approx((10.0 - 0.6) / 21)
+    assert seconds * 21 + 0.6 == pytest.approx(10.0)
+    assert matched_seconds(log_of(20, 10.0), SearchLog(), given=0.0) is None  # before any game
+    assert matched_seconds(log_of(2, 0.1), log_of(2, 1.0), given=0.002) == MIN_SECONDS
+
+
+def test_the_match_gives_the_even_side_seconds_a_move_matched_pair_by_pair_to_the_plans(
+    monkeypatch,
+):
+    clock = FakeClock()
+    plan, even = players("stand-in", network(clock), make("connect4"),
+                         TimeBudget(2.1, per_game=True), clock, leaves=1)  # fmt: skip
+    pairs: list[tuple[float, float, float, int]] = []  # before each: budget, spent, moves
+
+    def snapshot() -> None:
+        budget = even.simulations
+        assert isinstance(budget, TimeBudget) and not budget.per_game  # seconds a move
+        pairs.append((budget.seconds, plan.log.seconds, even.log.seconds, even.log.moves))
+
+    play_pair = time_budget_match.play_match
+
+    def recorded(*args, **kwargs):
+        snapshot()
+        return play_pair(*args, **kwargs)
+
+    monkeypatch.setattr(time_budget_match, "play_match", recorded)
+    starts = [CONNECT4.from_moves(moves) for moves in ([3, 3], [2, 4], [0, 6])]
+    result = match(plan, even, starts, progress=False)
+    assert result.games == 6 and len(result.moves) == 6
+    snapshot()  # and after the last pair
+    assert pairs[0][0] == pytest.approx(2.1 / 21)  # before any game: an even share
+    given = 0.0
+    for (budget, _, _, moves), (after, plan_spent, even_spent, moves_after) in itertools.pairwise(
+        pairs
+    ):
+        given += budget * (moves_after - moves)
+        overrun = even_spent - given  # past the deadlines, to the ends of the chunks
+        # The new seconds a move, given to every move so far, would have spent the plan's.
+        assert after * moves_after + overrun == pytest.approx(plan_spent)
+    assert pairs[1][0] > pairs[0][0]  # the plan spent more than an even share of 21 moves
+    # Over the match both spent about the same; the plan more in the opening, less after.
+    assert even.log.seconds == pytest.approx(plan.log.seconds, rel=0.1)
+    opening, late = plan.log.by_ply[2], plan.log.by_ply[20]
+    assert opening[2] / opening[0] > pairs[-1][0] > late[2] / late[0]

@@ -34,7 +34,9 @@ CLOCKS: dict[str, Clock] = {"wall": time.perf_counter, "cpu": time.process_time}
 OPENING_WEIGHT = 3.0
 """How many times a middle-game move's seconds the first move of a game gets
 (``move_seconds``). Not tuned: ``experiments/time_budget_match.py`` measures a plan against
-equal seconds a move, at equal seconds a game."""
+equal seconds a move, at equal seconds spent (a game ending before a player's last move never
+spends the shares of the moves not made, which leaves less of the plan unspent than of an even
+share)."""
 OPENING_MOVES = 8
 """A player's own moves over which the extra seconds of the opening fall to none."""
 MIN_SECONDS = 0.001
