@@ -1020,3 +1020,47 @@ def test_bad_leaves_or_a_missing_engine_stop_with_one_line(monkeypatch, capsys, 
     assert cli.main(["--game", "tictactoe", "--p2", "random", *options]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--p1", "human", "--p2", "uct:2000", "--move-time", "2"],
+         "only a model reads --move-time, and none plays here (human against uct:2000, and no "
+         "model for hints): leave it out, or have a model play (--p2 model:PATH)"),
+        (["--game-time", "60", "--clock", "wall"],  # a person against the fallback baseline
+         "only a model reads --game-time and --clock, and none plays here (human against "
+         "uct:2000, and no model for hints): leave them out"),
+        (["--p1", "random", "--p2", "uct:10", "--sims", "400", "--leaves", "4", "--symmetric"],
+         "only a model reads --sims, --leaves and --symmetric, and none plays here (random "
+         "against uct:10): leave them out"),
+        (["--p1", "random", "--p2", "perfect", "--model", "m.keras", "--search", "puct"],
+         "only a model reads --model and --search, and none plays here (random against "
+         "perfect)"),
+    ],
+)  # fmt: skip
+def test_a_models_options_where_no_model_plays_are_a_one_line_error(
+    monkeypatch, capsys, options, message
+):
+    from alphazero.play import cli
+
+    monkeypatch.setattr(cli, "default_model", lambda name, params: None)  # no model to find
+    assert cli.main(["--game", "tictactoe", *options]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {message}") and captured.err.count("\n") == 1
+    assert captured.out == ""
+
+
+def test_a_models_options_left_out_or_read_by_the_hints_model_are_no_error(monkeypatch, capsys):
+    from alphazero.play import cli
+
+    # The shipped model gives the person hints with --move-time (loaded only when asked).
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert cli.main(["--game", "tictactoe", "--p2", "random", "--move-time", "0.5"]) == 0
+    # With no model, the defaults of the options left out (--sims 800, --clock wall...) are
+    # never refused.
+    monkeypatch.setattr(cli, "default_model", lambda name, params: None)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert cli.main(["--game", "tictactoe", "--p2", "random", "--seed", "1"]) == 0
+    assert cli.main(["--game", "tictactoe", "--p1", "random", "--p2", "uct:5", "--quiet"]) == 0
+    assert "error" not in capsys.readouterr().err

@@ -98,6 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     model_path = args.model if args.model is not None else default_model(name, params)
     try:
         _check_model_paths(args, model_path)
+        _check_model_options(args, model_path)
         p1, p2 = _players(args, new_game(), model_path)
     except _NoModel as missing:
         print(missing, file=sys.stderr)
@@ -221,6 +222,31 @@ def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> Non
     for path in paths:
         if path is not None:
             check_usable_path(path)
+
+
+def _check_model_options(args: argparse.Namespace, model_path: Path | None) -> None:
+    """``ValueError`` naming the options only a model reads (``MODEL_OPTIONS``: ``--sims``,
+    ``--move-time``...) written where no model plays or gives hints, such as ``--p1 human
+    --p2 uct:2000 --move-time 2`` with no model for the game: one line, where they would be
+    ignored. An option left out is never refused, whatever its default."""
+    if not args.model_options:
+        return
+    specs = (args.p1 or "human", args.p2)
+    if any(spec is not None and model_spec_parts(spec) is not None for spec in specs):
+        return  # a model:PATH player
+    person = any(spec is not None and spec.strip().lower() == "human" for spec in specs)
+    if args.p2 is None and (model_path is not None or not person):
+        return  # the model plays, or there is none and _players says how to train one
+    if person and model_path is not None:
+        return  # the hints' model
+    given = args.model_options
+    named = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+    hints = ", and no model for hints" if person else ""
+    players = f"{specs[0].strip()} against {(args.p2 or FALLBACK_OPPONENT).strip()}"
+    raise ValueError(
+        f"only a model reads {named}, and none plays here ({players}{hints}): leave "
+        f"{'it' if len(given) == 1 else 'them'} out, or have a model play (--p2 model:PATH)"
+    )
 
 
 def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> list[Player]:

@@ -345,9 +345,38 @@ def _web_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+MODEL_OPTIONS = {
+    "model": "--model",
+    "sims": "--sims",
+    "move_time": "--move-time",
+    "game_time": "--game-time",
+    "clock": "--clock",
+    "leaves": "--leaves",
+    "search": "--search",
+    "c_puct": "--c-puct",
+    "engine": "--engine",
+    "symmetric": "--symmetric",
+}
+"""The options only a model reads (the one playing, a ``model:PATH`` spec's, the hints'), by
+their ``dest``: given where no model plays or gives hints, ``cli`` refuses them rather than
+ignore them."""
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """``play.py``'s options."""
-    return build_parser().parse_args(argv)
+    """``play.py``'s options; ``model_options`` lists those of ``MODEL_OPTIONS`` written on the
+    command line, whatever their values (one at its default value too: it was asked for)."""
+    parser = build_parser()
+    # argparse leaves an attribute already in the namespace alone unless the option is
+    # written, so a marker tells the written options from the defaults.
+    unset = object()
+    args = parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(MODEL_OPTIONS, unset)))
+    args.model_options = []
+    for dest, flag in MODEL_OPTIONS.items():
+        if getattr(args, dest) is unset:
+            setattr(args, dest, parser.get_default(dest))
+        else:
+            args.model_options.append(flag)
+    return args
 
 
 def parse_game(text: str) -> tuple[str, dict[str, int]]:
