@@ -9,6 +9,7 @@ test here waits for TensorFlow; ``test_web_browser.py`` plays real models in Chr
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import pytest
 from shipped_helpers import ship_tiny_model
 from web_helpers import FakeNetwork, call, running
 
+from alphazero.evaluation.model_search import PlaySearch
 from alphazero.games import make, view_for
 from alphazero.play import web
 from alphazero.play.cli import main
@@ -489,6 +491,12 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
             (["--no-browser"], "error: --no-browser goes with --web"),
             (["--web", "--port", "70000"], "error: --port must be 0-65535"),
             (["--web", "--sims", "1"], "error: --sims must be at least 2"),
+            (["--web", "--clock", "cpu"], "error: --clock is for the terminal and matches"),
+            (
+                ["--web", "--move-time", "2", "--game-time", "60", "--clock", "wall"],
+                "error: --move-time, --game-time and --clock are for the terminal and matches: "
+                "the page searches --sims simulations",
+            ),
             (["--web", "--sims", "50001"], "error: --sims must be 2-50000"),
             (["--web", "--game", "gomoku12"], "no model yet for Gomoku 12x12, 5 in a row"),
             (["--web", "--game", "ttt", "--port", str(taken)], f"port {taken} is in use"),
@@ -513,6 +521,40 @@ def test_every_session_searches_with_the_leaves_given():
         assert state["ply"] == 1
     (session,) = app.sessions.values()
     assert session._player is not None and session._player[1].leaves == 3
+
+
+def test_every_session_searches_with_the_algorithm_and_c_puct_given():
+    app, _ = make_app("tictactoe", search="gumbel", c_puct=2.5)
+    with running(app) as base:
+        status, state = call(base, "POST", "/api/sessions", {"first": "ai", "sims": 8})
+        assert status == 201
+        state = settle(base, state)
+        assert state["ply"] == 1
+    (session,) = app.sessions.values()
+    assert session._player is not None
+    assert (session._player[1].search.algorithm, session._player[1].search.c_puct) == (
+        "gumbel",
+        2.5,
+    )
+
+
+def test_play_web_gives_the_page_its_search_and_c_puct(monkeypatch):
+    made: list[WebApp] = []
+
+    class Recorded(WebApp):
+        def __init__(self, *args: Any, **options: Any) -> None:
+            super().__init__(*args, **options)
+            made.append(self)
+
+    def busy(*_: Any) -> None:  # the page is never served: the app is what is asked
+        raise OSError(errno.EADDRINUSE, "in use")
+
+    monkeypatch.setattr(web, "WebApp", Recorded)
+    monkeypatch.setattr(web, "WebServer", busy)
+    options = ["--search", "gumbel", "--c-puct", "2.5", "--leaves", "2"]
+    assert main(["--web", "--game", "ttt", "--port", "0", *options]) == 2
+    (app,) = made
+    assert app.play_search == PlaySearch("gumbel", 2.5, 2)
 
 
 def test_the_served_model_runs_on_the_engine_given():

@@ -142,8 +142,21 @@ def _option_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+PAGE_UNTIMED = ("--move-time", "--game-time", "--clock")
+"""The model's options the page does not read: its searches are a number of simulations,
+never a time (``--leaves``, ``--search``, ``--c-puct``, ``--engine`` and ``--symmetric``
+are every game's search there)."""
+
+
 def _time_problem(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``--move-time`` and ``--game-time``, or None."""
+    """What is wrong with ``--move-time``, ``--game-time`` and ``--clock``, or None."""
+    timed = [flag for flag in PAGE_UNTIMED if flag in args.model_options]
+    if args.web and timed:
+        verb = "is" if len(timed) == 1 else "are"
+        return (
+            f"{_listed(timed)} {verb} for the terminal and matches: the page searches --sims "
+            "simulations"
+        )
     options = (("--move-time", args.move_time), ("--game-time", args.game_time))
     given = [(option, seconds) for option, seconds in options if seconds is not None]
     if len(given) > 1:
@@ -155,9 +168,12 @@ def _time_problem(args: argparse.Namespace) -> str | None:
         return f"{option} must be {BUDGET_RANGE}, got {seconds:g}"
     if args.search == "gumbel":
         return f"{option} needs the puct search: Gumbel plans its simulations before the first"
-    if args.web:
-        return f"{option} is for the terminal and matches: the page searches --sims simulations"
     return None
+
+
+def _listed(flags: list[str]) -> str:
+    """``--a``, ``--a and --b``, ``--a, --b and --c``."""
+    return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
 
 
 def _budget(args: argparse.Namespace) -> int | TimeBudget:
@@ -240,7 +256,7 @@ def _check_model_options(args: argparse.Namespace, model_path: Path | None) -> N
     if person and model_path is not None:
         return  # the hints' model
     given = args.model_options
-    named = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+    named = _listed(given)
     hints = ", and no model for hints" if person else ""
     players = f"{specs[0].strip()} against {(args.p2 or FALLBACK_OPPONENT).strip()}"
     raise ValueError(

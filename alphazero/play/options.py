@@ -322,7 +322,9 @@ def _web_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "in the browser",
         "--web serves a page with the board, played with the mouse; --game, --model, --sims "
-        "and --first choose the first game, and the page can change them",
+        "and --first choose the first game, and the page can change them; --leaves, --search, "
+        "--c-puct, --engine and --symmetric are every game's search there (never a time: "
+        "--move-time, --game-time and --clock are for the terminal)",
     )
     group.add_argument(
         "--web", action="store_true", help="play in the browser instead of the terminal"

@@ -393,6 +393,8 @@ def serve(args: argparse.Namespace) -> int:
         show_thinking=not args.quiet,
         leaves=args.leaves,
         engine=args.engine,
+        search=args.search,
+        c_puct=args.c_puct,
     )
     host = args.host or DEFAULT_HOST
     port = DEFAULT_PORT if args.port is None else args.port

@@ -12,6 +12,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from ..evaluation.model_search import PlaySearch
 from ..games.base import GameError
 from .models import default_model, how_to_train
 from .options import DEFAULT_GAME, DEFAULT_SIMULATIONS, parse_game
@@ -48,11 +49,14 @@ class WebApp:
         leaves: int = 1,
         engine: str = "tensorflow",
         searches: int = SEARCH_WORKERS,
+        search: str | None = None,
+        c_puct: float | None = None,
     ) -> None:
         """``game`` (a ``--game`` spec), ``model``, ``simulations`` and ``first`` are the
         defaults of a new session; ``model`` (default: the one ``play.py`` finds) plays
-        ``game`` only, every other game its own shipped model. ``leaves`` (per network call)
-        and ``engine`` are every session's search and network (``ModelPlayer``); at most
+        ``game`` only, every other game its own shipped model. ``leaves`` (per network call),
+        ``search`` (the algorithm), ``c_puct`` and ``engine`` are every session's search and
+        network (``ModelPlayer``; None: as the model's run says, ``PlaySearch``); at most
         ``searches`` of them search at once, the others' jobs wait (``SearchPool``)."""
         name, params = parse_game(game)
         if model is None:
@@ -63,7 +67,7 @@ class WebApp:
         self.seed = seed
         self.symmetric = symmetric
         self.show_thinking = show_thinking
-        self.leaves = leaves
+        self.play_search = PlaySearch(search, c_puct, leaves)
         self.networks = networks or Networks(functools.partial(load_network, engine=engine))
         self.searches = SearchPool(searches)
         self.sessions: dict[str, PlaySession] = {}

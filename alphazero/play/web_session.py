@@ -34,7 +34,7 @@ class SessionHost(Protocol):
     searches: SearchPool
     seed: int | None
     symmetric: bool
-    leaves: int
+    play_search: PlaySearch
 
     def choose_first(self) -> str: ...
 
@@ -192,8 +192,7 @@ class PlaySession:
         )
         # Every move searched is listed, for the overlay on the board.
         options = PlayerOptions(seed=self.app.seed or 0, top=start.num_actions)
-        search = PlaySearch(leaves=self.app.leaves)
-        player = ModelPlayer(source, start, settings.simulations, search, options)
+        player = ModelPlayer(source, start, settings.simulations, self.app.play_search, options)
         # What the search calls, the cache included: answers the cache holds skip the network.
         player.inference = StoppableNetwork(player.inference, self._stopped)
         self._player = (wanted, player)
