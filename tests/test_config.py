@@ -86,6 +86,19 @@ def test_a_ladder_model_spec_takes_every_model_form():
 
 
 @pytest.mark.parametrize(
+    "budget", ["uct:2s", "rave:0.5s:knowledge", "SHIPPED:2s", "SHIPPED:60s/game:symmetric"]
+)
+def test_a_ladder_opponent_searching_for_a_time_is_a_one_line_error(budget):
+    shipped = Path(__file__).parent.parent / "checkpoints" / "pretrained" / "connect4"
+    spec = budget.replace("SHIPPED", f"model:{shipped}")
+    with pytest.raises(ConfigError) as error:
+        config_from_dict({"evaluation": {"opponents": ["uct:200", spec]}})
+    message = str(error.value)
+    assert message.startswith("evaluation.opponents[1]: the ladder needs a fixed count of ")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
     ("text", "key"),
     [
         ("train: {learning_rate: .nan}", "train.learning_rate"),

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..evaluation.player_specs import PlayerSpecError, check_spec, model_spec_parts
+from ..evaluation.player_specs import (
+    PlayerSpecError,
+    check_spec,
+    model_spec_parts,
+    searches_for_a_time,
+)
 from ..games import make
 from .errors import ConfigError, cut, from_elsewhere
 from .sections import Config
@@ -31,6 +36,12 @@ def check_combinations(config: Config) -> None:
             raise ConfigError(f"{key}: there is no perfect player for {game.name}")
         if kind.lower() == "alphabeta" and game.name != "gomoku":
             raise ConfigError(f"{key}: alphabeta plays only Gomoku, not {game.name}")
+        if searches_for_a_time(spec):
+            raise ConfigError(
+                f"{key}: the ladder needs a fixed count of simulations (uct:2000, "
+                "model:PATH:800), not a time: timed moves differ from run to run and machine "
+                "to machine"
+            )
         if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
             raise ConfigError(f"{key}: no model at {cut(model[0])}")
     if evaluation.solved_positions and not game.has_solved_positions:

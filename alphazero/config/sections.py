@@ -238,7 +238,9 @@ class EvaluationConfig:
     """Evaluate every k-th iteration (0: never; then ``best`` is simply the latest model)."""
     opponents: list[str] = field(default_factory=lambda: ["uct:200", "uct:1000"])
     """Player specs of the ladder, weakest first (see ``alphazero.evaluation.players``;
-    ``uct:1000:knowledge`` gives a UCT or RAVE player the game's rollout knowledge)."""
+    ``uct:1000:knowledge`` gives a UCT or RAVE player the game's rollout knowledge). Each
+    searches a fixed count (``uct:2000``, ``model:PATH:800``), never a time (``uct:2s``), so
+    the ladder's games do not depend on the machine."""
     games: int = field(default=20, metadata=bounds(2, 100_000))
     """Games against each opponent, sides alternating."""
     simulations: int = field(default=100, metadata=bounds(2, 1_000_000))

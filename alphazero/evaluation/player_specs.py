@@ -85,6 +85,18 @@ def check_spec(spec: str) -> None:
     raise PlayerSpecError(f"unknown player {spec!r}; the forms are: {SPEC_FORMS}")
 
 
+def searches_for_a_time(spec: str) -> bool:
+    """Whether the player of a well-formed ``spec`` searches for a time (``uct:2s``,
+    ``rave:0.5s:knowledge``, ``model:PATH:2s``, ``model:PATH:60s/game``) rather than a
+    count of simulations or plies: its moves then depend on the machine and its load."""
+    if (model := model_spec_parts(spec)) is not None:
+        return isinstance(model[1], TimeBudget)
+    kind, _, rest = spec.strip().partition(":")
+    if kind.lower() in ("uct", "rave") and rest:
+        return "seconds" in budget(strip_knowledge(rest)[0], spec)
+    return False
+
+
 def alphabeta_depth(text: str, spec: str) -> int:
     """``3`` -> 3: the plies of an ``alphabeta:DEPTH`` player, 1 to ``MAX_ALPHABETA_DEPTH``."""
     digits = text.strip().lstrip("0")
