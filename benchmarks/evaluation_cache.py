@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -24,11 +25,12 @@ from alphazero.games import make
 from alphazero.network.model import InferenceModel
 from alphazero.selfplay.loop import play_games
 from alphazero.training.checkpoints import load_model
+from alphazero.training.run_errors import CheckpointError
 
 MODEL = Path(__file__).resolve().parents[1] / "checkpoints/pretrained/connect4/best.keras"
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL, help="a Connect Four .keras model")
     parser.add_argument("--games", type=int, default=32, help="games per round (all at once)")
@@ -39,7 +41,12 @@ def main() -> None:
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds must be at least 1")
     game = make("connect4")
-    inference = InferenceModel(load_model(args.model, game, compile=False), max_batch=args.games)
+    try:
+        model = load_model(args.model, game, compile=False)
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    inference = InferenceModel(model, max_batch=args.games)
     selfplay = SelfPlayConfig(
         games_per_iteration=args.games,
         parallel_games=args.games,
@@ -78,7 +85,8 @@ def main() -> None:
             f"{name}: hit rate {statistics.median(hits[name]):.0%}, CPU per game "
             f"{off:.2f} s without the cache, {on:.2f} s with it: {off / on:.2f}x"
         )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -40,6 +40,7 @@ from alphazero.play.options import (
     DEFAULT_SIMULATIONS,
 )
 from alphazero.search import EvaluationCache
+from alphazero.training.run_errors import CheckpointError
 
 DEFAULT_MODEL = Path("checkpoints", "pretrained", "connect4")
 
@@ -108,7 +109,7 @@ def main() -> int:
             player = ModelPlayer(source, game, args.sims, PlaySearch(leaves=leaves))
             player.think(game)  # compiles, traces and warms, as play.py's first move does
             players[label] = player
-    except (EngineError, ValueError, OSError) as error:
+    except (CheckpointError, EngineError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for label, player in players.items():

@@ -33,7 +33,11 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.evaluation.model_search import play_search, trained_search
-from alphazero.evaluation.solved_positions import SolvedPosition, load_positions
+from alphazero.evaluation.solved_positions import (
+    SolvedPosition,
+    SolvedPositionsError,
+    load_positions,
+)
 from alphazero.games import make
 from alphazero.games.base import value_to_parent
 from alphazero.network.model import InferenceModel
@@ -41,6 +45,7 @@ from alphazero.search import Node, search
 from alphazero.search.params import SearchParams
 from alphazero.search.policy import process_policies
 from alphazero.training.checkpoints import load_model
+from alphazero.training.run_errors import CheckpointError
 
 OPENING = (4, 12)
 
@@ -164,15 +169,19 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write every reading here")
     args = parser.parse_args()
     game = make("connect4")
-    model = load_model(args.model, game, compile=False)
+    try:  # the positions first: a missing file is named before TensorFlow loads a model
+        positions: list[SolvedPosition] = [
+            p
+            for path in args.positions
+            for p in load_positions(path)
+            if OPENING[0] <= len(p.moves) <= OPENING[1] and p.score >= 0
+        ]
+        model = load_model(args.model, game, compile=False)
+        params = play_search(trained_search(args.model))
+    except (SolvedPositionsError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     network = InferenceModel(model, max_batch=1024)
-    params = play_search(trained_search(args.model))
-    positions: list[SolvedPosition] = [
-        p
-        for path in args.positions
-        for p in load_positions(path)
-        if OPENING[0] <= len(p.moves) <= OPENING[1] and p.score >= 0
-    ]
     low, high = OPENING
     print(f"{len(positions)} opening positions ({low}-{high} moves), search {params.describe()}")
     readings = read_positions(network, params, positions, args.sims)

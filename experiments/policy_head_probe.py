@@ -16,6 +16,7 @@ Run (the buffer of the Connect Four flagship run at iteration 70, from the git h
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import keras
@@ -23,7 +24,7 @@ import numpy as np
 
 from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.network.model import build_network
-from alphazero.training.replay_buffer import ReplayBuffer
+from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.training.trainer import Trainer
 
 
@@ -37,7 +38,7 @@ def held_out_scores(model: keras.Model, planes: np.ndarray, targets: np.ndarray)
     return cross_entropy, agreement
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("buffer", help="a run's buffer_NNNN.npz")
     parser.add_argument(
@@ -52,7 +53,11 @@ def main() -> None:
     parser.add_argument("--value-channels", type=int, default=8, help="(8, the flagship's)")
     args = parser.parse_args()
 
-    buffer = ReplayBuffer.load(args.buffer)
+    try:
+        buffer = ReplayBuffer.load(args.buffer)
+    except ReplayBufferError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     planes, policies, values = buffer.arrays()
     split = len(planes) - args.held_out
     test_planes, test_policies = planes[split:].astype(np.float32), policies[split:]
@@ -77,7 +82,8 @@ def main() -> None:
                     f"CPU {time.process_time() - start:.0f} s",
                     flush=True,
                 )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

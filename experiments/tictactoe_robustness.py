@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.baselines.perfect import losses_against_perfect_play
-from alphazero.config import load_config
+from alphazero.config import ConfigError, load_config
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search
@@ -52,7 +52,11 @@ def main() -> int:
         "--precisions", nargs="+", default=["float32", "bfloat16"], help="inference precisions"
     )
     args = parser.parse_args()
-    base = load_config(args.config)
+    try:
+        base = load_config(args.config)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     perfect = runs = 0
     for precision in args.precisions:
         for seed in args.seeds:

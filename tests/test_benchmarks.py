@@ -147,6 +147,33 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
     assert committed(tmp_path) == before
 
 
+POSITIONS = str(ROOT / "alphazero" / "data" / "connect4_positions.tsv")
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "reason"),
+    [
+        ("experiments/connect4_opening_errors.py", ["--model", "gone", "--positions", "gone.tsv"],
+         "error: gone.tsv: No such file"),
+        ("experiments/connect4_opening_errors.py", ["--model", "gone", "--positions", POSITIONS],
+         "error: gone: no such model file or run folder"),
+        ("experiments/policy_head_probe.py", ["gone.npz"],
+         "error: gone.npz: no such replay buffer file"),
+        ("experiments/tictactoe_robustness.py", ["--config", "gone.yaml"],
+         "error: gone.yaml: no such config file"),
+        ("benchmarks/evaluation_cache.py", ["--model", "gone.keras"],
+         "error: gone.keras: no such model file or run folder"),
+        ("benchmarks/play_speed.py", ["--model", "gone.keras"],
+         "error: gone.keras: no such model file or run folder"),
+    ],
+)  # fmt: skip
+def test_a_missing_model_or_data_file_is_a_one_line_error(tmp_path, script, args, reason):
+    done = run(ROOT / script, *args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1].startswith(reason), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+
+
 def fake_run(folder: Path, cpu_per_iteration: float, shares: list[float]) -> Path:
     """A run folder whose iterations each cost ``cpu_per_iteration`` seconds and scored
     ``shares`` on the solved positions (raw policy; the value head 0.1 lower)."""
