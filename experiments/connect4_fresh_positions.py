@@ -42,7 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.baselines.uct import UCTPlayer
-from alphazero.evaluation.solved_positions import load_positions
+from alphazero.evaluation.solved_positions import SolvedPositionsError, load_positions
 from alphazero.games import Connect4, make
 
 SOLVER = Path(__file__).with_name("connect4_solver.c")
@@ -214,6 +214,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.scale < 1:
         parser.error(f"--scale must be at least 1, got {args.scale}")
+    for path in args.exclude:  # read now, not after the solver is built and has run
+        try:
+            load_positions(path)
+        except SolvedPositionsError as error:
+            parser.error(f"--exclude: {error}")
 
     with tempfile.TemporaryDirectory() as folder:
         binary = build_solver(Path(folder))

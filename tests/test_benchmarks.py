@@ -157,6 +157,8 @@ POSITIONS = str(ROOT / "alphazero" / "data" / "connect4_positions.tsv")
          "error: gone.tsv: No such file"),
         ("experiments/connect4_opening_errors.py", ["--model", "gone", "--positions", POSITIONS],
          "error: gone: no such model file or run folder"),
+        ("experiments/connect4_fresh_positions.py", ["--out", "x.tsv", "--exclude", "gone.tsv"],
+         "connect4_fresh_positions.py: error: --exclude: gone.tsv: No such file"),
         ("experiments/policy_head_probe.py", ["gone.npz"],
          "error: gone.npz: no such replay buffer file"),
         ("experiments/tictactoe_robustness.py", ["--config", "gone.yaml"],
