@@ -512,19 +512,10 @@ def test_web_options_that_cannot_be_served_are_one_line_errors(tmp_path, monkeyp
         busy.close()
 
 
-def test_every_session_searches_with_the_leaves_given():
-    app, _ = make_app("tictactoe", leaves=3)
-    with running(app) as base:
-        status, state = call(base, "POST", "/api/sessions", {"first": "ai", "sims": 8})
-        assert status == 201
-        state = settle(base, state)
-        assert state["ply"] == 1
-    (session,) = app.sessions.values()
-    assert session._player is not None and session._player[1].leaves == 3
-
-
-def test_every_session_searches_with_the_algorithm_and_c_puct_given():
-    app, _ = make_app("tictactoe", search="gumbel", c_puct=2.5)
+def searching_player(**options):
+    """The model player of the first session a page made with ``options`` opens, once it has
+    made the AI's first move."""
+    app, _ = make_app("tictactoe", **options)
     with running(app) as base:
         status, state = call(base, "POST", "/api/sessions", {"first": "ai", "sims": 8})
         assert status == 201
@@ -532,10 +523,16 @@ def test_every_session_searches_with_the_algorithm_and_c_puct_given():
         assert state["ply"] == 1
     (session,) = app.sessions.values()
     assert session._player is not None
-    assert (session._player[1].search.algorithm, session._player[1].search.c_puct) == (
-        "gumbel",
-        2.5,
-    )
+    return session._player[1]
+
+
+def test_every_session_searches_with_the_leaves_given():
+    assert searching_player(leaves=3).leaves == 3
+
+
+def test_every_session_searches_with_the_algorithm_and_c_puct_given():
+    player = searching_player(search="gumbel", c_puct=2.5)
+    assert (player.search.algorithm, player.search.c_puct) == ("gumbel", 2.5)
 
 
 def test_play_web_gives_the_page_its_search_and_c_puct(monkeypatch):
