@@ -1064,3 +1064,70 @@ def test_a_models_options_left_out_or_read_by_the_hints_model_are_no_error(monke
     assert cli.main(["--game", "tictactoe", "--p2", "random", "--seed", "1"]) == 0
     assert cli.main(["--game", "tictactoe", "--p1", "random", "--p2", "uct:5", "--quiet"]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--clock", "cpu"],  # against the model, which searches --sims simulations
+        ["--p2", "random", "--clock", "wall"],  # the hints' model; the default, but written
+        ["--p2", "model:m.keras:400", "--clock", "cpu"],  # a spec with its own count
+        ["--p2", "uct:2s", "--clock", "cpu"],  # the baselines count the wall's seconds
+    ],
+)
+def test_clock_without_a_time_budget_is_refused_in_one_line(monkeypatch, capsys, options):
+    from alphazero.play import cli
+
+    monkeypatch.setattr(cli, "default_model", lambda name, params: Path("m.keras"))
+    assert cli.main(["--game", "tictactoe", *options]) == 2  # before any model loads
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "error: --clock goes with --move-time or --game-time (or a spec like model:PATH:2s): "
+        "without one, the model searches a number of simulations and no clock is read\n"
+    )
+    assert captured.out == ""
+
+
+def test_clock_is_read_by_a_time_budget_and_by_a_matchs_seconds_a_move(monkeypatch, capsys):
+    from alphazero.evaluation import time_budget
+    from alphazero.play import cli
+
+    model = PRETRAINED_DIR / "tictactoe"
+    common = ["--game", "tictactoe", "--model", str(model), "--quiet", "--clock", "cpu"]
+    # A person's game: the hints' model's --move-time (never loaded here), a spec's own time.
+    for options in (["--p2", "random", "--move-time", "0.5"], ["--p2", f"model:{model}:0.1s"]):
+        monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+        assert cli.main([*common, *options]) == 0
+    assert "error" not in capsys.readouterr().err
+    # A match prints each model's seconds a move by --clock, whatever its budget.
+    ticks = iter(range(1_000_000))
+    monkeypatch.setitem(time_budget.CLOCKS, "cpu", lambda: float(next(ticks)))
+    assert cli.main([*common, "--p1", f"model:{model}:8", "--p2", "random", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "model:tictactoe:8: 8 simulations, 1.00 s a move" in out, out
+
+
+@pytest.mark.parametrize(
+    ("p1", "p2", "model_path", "seats", "person", "model_reads_options"),
+    [
+        (None, None, "m.keras", (("person", "human"), ("model", "")), True, True),
+        (None, None, None, (("person", "human"), ("fallback", "uct:2000")), True, False),
+        ("uct:10", None, None, (("spec", "uct:10"), ("no model", "")), False, True),
+        (" Human ", "model:m.keras:2s", None, (("person", "Human"), ("model spec",
+                                                "model:m.keras:2s")), True, True),
+        ("random", "human", "m.keras", (("spec", "random"), ("person", "human")), True, True),
+        ("random", " perfect", "m.keras", (("spec", "random"), ("spec", "perfect")), False,
+         False),
+    ],
+)  # fmt: skip
+def test_who_sits_where_is_read_from_p1_p2_and_the_default_model(
+    p1, p2, model_path, seats, person, model_reads_options
+):
+    import argparse
+
+    from alphazero.play.cli import _lineup
+
+    path = None if model_path is None else Path(model_path)
+    lineup = _lineup(argparse.Namespace(p1=p1, p2=p2), path)
+    assert tuple((seat.kind, seat.spec) for seat in lineup.seats) == seats
+    assert (lineup.person, lineup.model_reads_options) == (person, model_reads_options)

@@ -9,11 +9,18 @@ import os
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from ..evaluation.model_search import PlaySearch
-from ..evaluation.player_specs import MAX_SIMULATIONS, PlayerSpecError, model_spec_parts
+from ..evaluation.player_specs import (
+    MAX_SIMULATIONS,
+    PlayerSpecError,
+    model_spec_parts,
+    searches_for_a_time,
+)
 from ..evaluation.players import Player, make_player
 from ..evaluation.time_budget import BUDGET_RANGE, CLOCKS, MAX_SECONDS, MIN_SECONDS, TimeBudget
 from ..games import make
@@ -98,8 +105,9 @@ def _run(args: argparse.Namespace) -> int:
     model_path = args.model if args.model is not None else default_model(name, params)
     try:
         _check_model_paths(args, model_path)
-        _check_model_options(args, model_path)
-        p1, p2 = _players(args, new_game(), model_path)
+        lineup = _lineup(args, model_path)
+        _check_model_options(args, lineup)
+        p1, p2 = _players(args, new_game(), lineup)
     except _NoModel as missing:
         print(missing, file=sys.stderr)
         return 2
@@ -240,54 +248,134 @@ def _check_model_paths(args: argparse.Namespace, model_path: Path | None) -> Non
             check_usable_path(path)
 
 
-def _check_model_options(args: argparse.Namespace, model_path: Path | None) -> None:
+SeatKind = Literal["person", "model", "model spec", "spec", "fallback", "no model"]
+"""Who sits at a seat: a person, the model at ``model_path`` (``--p2`` left out), a
+``model:PATH`` spec, another spec (``uct:2000``, ``random``...), ``FALLBACK_OPPONENT`` (``--p2``
+left out, no model, a person at ``--p1``), or no one: the model is needed and there is none."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat of ``Lineup``: its kind, and its spec as written, stripped (``human`` in the
+    person's own capitals; ``FALLBACK_OPPONENT`` for the fallback; empty for the model at
+    ``model_path`` and for no one)."""
+
+    kind: SeatKind
+    spec: str = ""
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays: ``--p1``'s seat and ``--p2``'s, and the default model's path (the model
+    that plays ``--p2`` left out, or gives a person hints)."""
+
+    p1: Seat
+    p2: Seat
+    model_path: Path | None
+
+    @property
+    def seats(self) -> tuple[Seat, Seat]:
+        """``--p1``'s seat, then ``--p2``'s."""
+        return self.p1, self.p2
+
+    @property
+    def person(self) -> bool:
+        """Whether a person plays: a terminal session rather than a match."""
+        return any(seat.kind == "person" for seat in self.seats)
+
+    @property
+    def model_reads_options(self) -> bool:
+        """Whether a model reads ``MODEL_OPTIONS`` here: one plays, or gives a person hints
+        (or one is needed and missing, which ``_players`` says in its own words)."""
+        kinds = {seat.kind for seat in self.seats}
+        if kinds & {"model", "model spec", "no model"}:
+            return True
+        return self.person and self.model_path is not None
+
+
+def _lineup(args: argparse.Namespace, model_path: Path | None) -> Lineup:
+    """Who sits where, from ``--p1`` (default a person), ``--p2`` (default the model at
+    ``model_path``; with none, ``FALLBACK_OPPONENT`` against a person, else no one) and
+    ``model_path``: the one rule ``_check_model_options`` and ``_players`` both read.
+    ``PlayerSpecError`` for a ``model:PATH`` spec whose budget cannot be one."""
+
+    def seat(spec: str) -> Seat:
+        text = spec.strip()
+        if text.lower() == "human":  # the evaluation's players hold no person
+            return Seat("person", text)
+        if model_spec_parts(text) is not None:
+            return Seat("model spec", text)
+        return Seat("spec", text)
+
+    p1 = seat(args.p1 or "human")
+    if args.p2 is not None:
+        p2 = seat(args.p2)
+    elif model_path is not None:
+        p2 = Seat("model")
+    elif p1.kind == "person":
+        p2 = Seat("fallback", FALLBACK_OPPONENT)  # a person still gets a game
+    else:
+        p2 = Seat("no model")
+    return Lineup(p1, p2, model_path)
+
+
+def _check_model_options(args: argparse.Namespace, lineup: Lineup) -> None:
     """``ValueError`` naming the options only a model reads (``MODEL_OPTIONS``: ``--sims``,
     ``--move-time``...) written where no model plays or gives hints, such as ``--p1 human
-    --p2 uct:2000 --move-time 2`` with no model for the game: one line, where they would be
-    ignored. An option left out is never refused, whatever its default."""
+    --p2 uct:2000 --move-time 2`` with no model for the game, and for ``--clock`` in a game
+    with a person where no model searches for a time: one line, where they would be ignored.
+    An option left out is never refused, whatever its default."""
     if not args.model_options:
         return
-    specs = (args.p1 or "human", args.p2)
-    if any(spec is not None and model_spec_parts(spec) is not None for spec in specs):
-        return  # a model:PATH player
-    person = any(spec is not None and spec.strip().lower() == "human" for spec in specs)
-    if args.p2 is None and (model_path is not None or not person):
-        return  # the model plays, or there is none and _players says how to train one
-    if person and model_path is not None:
-        return  # the hints' model
-    given = args.model_options
-    named = _listed(given)
-    hints = ", and no model for hints" if person else ""
-    players = f"{specs[0].strip()} against {(args.p2 or FALLBACK_OPPONENT).strip()}"
-    raise ValueError(
-        f"only a model reads {named}, and none plays here ({players}{hints}): leave "
-        f"{'it' if len(given) == 1 else 'them'} out, or have a model play (--p2 model:PATH)"
+    if not lineup.model_reads_options:
+        given = args.model_options
+        named = _listed(given)
+        hints = ", and no model for hints" if lineup.person else ""
+        players = f"{lineup.p1.spec} against {lineup.p2.spec}"
+        raise ValueError(
+            f"only a model reads {named}, and none plays here ({players}{hints}): leave "
+            f"{'it' if len(given) == 1 else 'them'} out, or have a model play (--p2 model:PATH)"
+        )
+    # A match prints (and --json writes) each model's seconds a move, counted by --clock
+    # whatever its budget; a game with a person shows no seconds, so there --clock is read
+    # only by a time budget. uct:2s and rave:2s always count the wall's seconds.
+    timed = (
+        args.move_time is not None
+        or args.game_time is not None
+        or any(
+            seat.kind == "model spec" and searches_for_a_time(seat.spec) for seat in lineup.seats
+        )
     )
+    if "--clock" in args.model_options and lineup.person and not timed:
+        raise ValueError(
+            "--clock goes with --move-time or --game-time (or a spec like model:PATH:2s): "
+            "without one, the model searches a number of simulations and no clock is read"
+        )
 
 
-def _players(args: argparse.Namespace, start: Game, model_path: Path | None) -> list[Player]:
-    """``--p1`` (default human) and ``--p2`` (default the model at ``model_path``; with no
-    model, a person plays ``FALLBACK_OPPONENT``)."""
+def _players(args: argparse.Namespace, start: Game, lineup: Lineup) -> list[Player]:
+    """The players at ``lineup``'s seats, ``--p1``'s first; ``_NoModel`` when the model is
+    needed and there is none, and a line on stderr when a person plays the fallback."""
     seeds = (args.seed, None if args.seed is None else args.seed + 1)
     players: list[Player] = []
-    for spec, seed in zip((args.p1 or "human", args.p2), seeds, strict=True):
-        if spec is None and model_path is None:
-            # A person still gets a game: against a baseline, and told why in one line.
+    for seat, seed in zip(lineup.seats, seeds, strict=True):
+        if seat.kind in ("no model", "fallback"):
             shown = "" if args.game == DEFAULT_GAME else args.game.strip()
-            if not is_human(players[0]):
+            if seat.kind == "no model":
                 raise _NoModel(how_to_train(start.name, start.params, shown))
+            # A person still gets a game: against a baseline (built below as any spec), and
+            # told why in one line.
             print(fallback_notice(start.name, start.params, shown), file=sys.stderr, flush=True)
-            spec = FALLBACK_OPPONENT
-        if spec is None:
-            print(f"loading the model {model_path} ...", flush=True)
-            source, search, options = _model(args, model_path)
+        if seat.kind == "model" and lineup.model_path is not None:  # always set for "model"
+            print(f"loading the model {lineup.model_path} ...", flush=True)
+            source, search, options = _model(args, lineup.model_path)
             players.append(ModelPlayer(source, start, _budget(args), search, options))
             continue
-        if spec.strip().lower() == "human":  # the evaluation's players hold no person
+        if seat.kind == "person":
             players.append(HumanPlayer())
             continue
-        spec = _with_sims(spec, _budget(args), args.symmetric)
-        if spec.lower().startswith("model:"):
+        spec = _with_sims(seat.spec, _budget(args), args.symmetric)
+        if seat.kind == "model spec":
             print(f"loading {spec} ...", flush=True)
         players.append(
             make_player(
