@@ -1072,7 +1072,7 @@ def test_a_models_options_left_out_or_read_by_the_hints_model_are_no_error(monke
         ["--clock", "cpu"],  # against the model, which searches --sims simulations
         ["--p2", "random", "--clock", "wall"],  # the hints' model; the default, but written
         ["--p2", "model:m.keras:400", "--clock", "cpu"],  # a spec with its own count
-        ["--p2", "uct:2s", "--clock", "cpu"],  # the baselines count the wall's seconds
+        ["--p2", "uct:2000", "--clock", "cpu"],  # a baseline with a count
     ],
 )
 def test_clock_without_a_time_budget_is_refused_in_one_line(monkeypatch, capsys, options):
@@ -1082,8 +1082,8 @@ def test_clock_without_a_time_budget_is_refused_in_one_line(monkeypatch, capsys,
     assert cli.main(["--game", "tictactoe", *options]) == 2  # before any model loads
     captured = capsys.readouterr()
     assert captured.err == (
-        "error: --clock goes with --move-time or --game-time (or a spec like model:PATH:2s): "
-        "without one, the model searches a number of simulations and no clock is read\n"
+        "error: --clock goes with --move-time or --game-time (or a spec like model:PATH:2s or "
+        "uct:2s): without one, the model searches a number of simulations and no clock is read\n"
     )
     assert captured.out == ""
 
@@ -1107,6 +1107,101 @@ def test_clock_is_read_by_a_time_budget_and_by_a_matchs_seconds_a_move(monkeypat
     assert "model:tictactoe:8: 8 simulations, 1.00 s a move" in out, out
 
 
+def test_clock_is_read_by_uct_and_rave_time_specs(monkeypatch, capsys):
+    from alphazero.baselines import UCTPlayer
+    from alphazero.evaluation import time_budget
+    from alphazero.play import cli
+
+    # A person against uct:2s: the baseline's seconds, with or without a model for hints.
+    for model in (Path("m.keras"), None):
+        monkeypatch.setattr(cli, "default_model", lambda name, params, model=model: model)
+        monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+        assert cli.main(["--game", "tictactoe", "--p2", "uct:2s", "--clock", "cpu"]) == 0
+    assert "error" not in capsys.readouterr().err
+    # A match with no model at all: a CPU clock that moves a second each time it is read
+    # has uct:3s search 3 simulations a move (the wall's would take 3 seconds and search more).
+    ticks = iter(range(1_000_000))
+    monkeypatch.setitem(time_budget.CLOCKS, "cpu", lambda: float(next(ticks)))
+    built: list[UCTPlayer] = []
+    monkeypatch.setattr(UCTPlayer, "__init__", recording(UCTPlayer.__init__, built))
+    options = ["--p1", "uct:3s", "--p2", "rave:3s", "--clock", "cpu", "--seed", "1", "--quiet"]
+    assert cli.main(["--game", "tictactoe", *options]) == 0
+    assert [player.name for player in built] == ["uct:3s", "rave:3s"]
+    assert all(player.last_search.simulations == 3 for player in built)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--p1", "human", "--p2", "model:m.keras:400", "--move-time", "2"],
+         "--move-time is not read: model:m.keras:400 gives its own budget; leave it out, or drop "
+         "the spec's :400"),
+        (["--p1", "model:a.keras:400", "--p2", "uct:1000", "--sims", "800"],
+         "--sims is not read: model:a.keras:400 gives its own budget; leave it out, or drop the "
+         "spec's :400"),
+        (["--p1", "model:a.keras:400", "--p2", "model:b.keras:60s/game", "--sims", "800",
+          "--move-time", "2"],
+         "--sims and --move-time are not read: model:a.keras:400 and model:b.keras:60s/game "
+         "give their own budgets; leave them out, or drop a spec's budget (:400 and :60s/game)"),
+    ],
+)  # fmt: skip
+def test_sims_given_to_a_model_spec_with_its_own_budget_is_refused_in_one_line(
+    monkeypatch, capsys, options, message
+):
+    from alphazero.play import cli
+
+    monkeypatch.setattr(cli, "default_model", lambda name, params: None)  # no hints' model
+    assert cli.main(["--game", "tictactoe", *options]) == 2  # before any model loads
+    captured = capsys.readouterr()
+    assert captured.err == f"error: {message}\n"
+    assert captured.out == ""
+
+
+def test_a_person_gets_hints_from_the_model_playing_so_its_own_budget_is_theirs_too(
+    monkeypatch, capsys
+):
+    from alphazero.play import cli
+
+    # A model for the game is there, but the hints come from the model playing, whose :2s
+    # replaces --sims and --game-time: nothing reads them.
+    monkeypatch.setattr(cli, "default_model", lambda name, params: Path("m.keras"))
+    options = ["--p2", "model:m.keras:2s", "--sims", "800", "--game-time", "60"]
+    assert cli.main(["--game", "tictactoe", *options]) == 2
+    assert capsys.readouterr().err == (
+        "error: --sims and --game-time are not read: model:m.keras:2s gives its own budget; "
+        "leave them out, or drop the spec's :2s\n"
+    )
+
+
+def test_budget_options_that_reach_a_model_are_no_error(monkeypatch, capsys):
+    from alphazero.play import cli
+
+    model = Path(__file__).resolve().parents[1] / "checkpoints" / "pretrained" / "tictactoe"
+    built: list[ModelPlayer] = []
+    monkeypatch.setattr(ModelPlayer, "__init__", recording(ModelPlayer.__init__, built))
+    # The second spec gives no budget: --sims is its.
+    common = ["--game", "tictactoe", "--quiet", "--seed", "1"]
+    specs = ["--p1", f"model:{model}:4", "--p2", f"model:{model}"]
+    assert cli.main([*common, *specs, "--sims", "3"]) == 0
+    assert [player.simulations for player in built] == [4, 3]
+    # The options a spec's own budget does not replace still reach it.
+    built.clear()
+    others = ["--leaves", "2", "--symmetric", "--clock", "cpu", "--search", "puct"]
+    assert cli.main([*common, "--p1", f"model:{model}:4", "--p2", "random", *others]) == 0
+    read = [(p.simulations, p.leaves, p.symmetric, p.clock) for p in built]
+    assert read == [(4, 2, True, time.process_time)]
+    # No model plays a person: the hints' model (loaded only when asked) reads --sims.
+    built.clear()
+    monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+    assert cli.main([*common, "--model", str(model), "--p2", "uct:5", "--sims", "6"]) == 0
+    assert [player.simulations for player in built] == [6]
+    # The model that would read it is missing: that is the error, not --sims.
+    monkeypatch.setattr(cli, "default_model", lambda name, params: None)
+    assert cli.main([*common, "--p1", "model:m.keras:400", "--sims", "800"]) == 2
+    captured = capsys.readouterr()
+    assert "error" not in captured.out and "not read" not in captured.err, captured.err
+
+
 @pytest.mark.parametrize(
     ("p1", "p2", "model_path", "seats", "person", "model_reads_options"),
     [
@@ -1125,9 +1220,9 @@ def test_who_sits_where_is_read_from_p1_p2_and_the_default_model(
 ):
     import argparse
 
-    from alphazero.play.cli import _lineup
+    from alphazero.play.cli_checks import read_lineup
 
     path = None if model_path is None else Path(model_path)
-    lineup = _lineup(argparse.Namespace(p1=p1, p2=p2), path)
+    lineup = read_lineup(argparse.Namespace(p1=p1, p2=p2), path)
     assert tuple((seat.kind, seat.spec) for seat in lineup.seats) == seats
     assert (lineup.person, lineup.model_reads_options) == (person, model_reads_options)

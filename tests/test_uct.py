@@ -312,6 +312,17 @@ def test_player_names_and_budgets():
         MonteCarloTreeSearch(position("tictactoe", {}, [0, 3, 1, 4, 2]))
 
 
+@pytest.mark.parametrize("kind", [UCTPlayer, RAVEPlayer])
+def test_a_time_budget_counts_the_seconds_of_the_clock_it_is_given(kind):
+    """A clock that moves a second each time it is read: the deadline is read once, then
+    once after each simulation but the first, so 3 seconds are 3 simulations."""
+    ticks = iter(range(1_000_000))
+    player = kind(simulations=None, seconds=3, seed=1, clock=lambda: float(next(ticks)))
+    game = make("connect4")
+    assert player(game) in game.available_moves
+    assert player.last_search is not None and player.last_search.simulations == 3
+
+
 def test_players_are_reproducible():
     game = position("connect4", {}, [3, 3])
     assert [UCTPlayer(200, seed=4)(game) for _ in range(2)] == [UCTPlayer(200, seed=4)(game)] * 2

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 
 from ..games.base import Game, Moves
 from .uct import MonteCarloTreeSearch, UCTNode, UCTPlayer
@@ -125,15 +126,16 @@ class RAVESearch(MonteCarloTreeSearch):
         k: float = 1000.0,
         rng: random.Random | int | None = None,
         knowledge: bool = False,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
-        super().__init__(game, c=c, rng=rng, knowledge=knowledge)
+        super().__init__(game, c=c, rng=rng, knowledge=knowledge, clock=clock)
         self.k = k
 
     def _run(self, limit: int, deadline: float | None) -> int:
         root, c, k, rng = self.root, self.c, self.k, self.rng
-        log, sqrt, clock, random_ = math.log, math.sqrt, time.perf_counter, rng.random
+        log, sqrt, clock, random_ = math.log, math.sqrt, self.clock, rng.random
         knowledge = self.knowledge
         done = 0
         while done < limit:
@@ -203,9 +205,12 @@ class RAVEPlayer(UCTPlayer):
         k: float = 1000.0,
         knowledge: bool = False,
         seed: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        super().__init__(simulations, seconds, c=c, knowledge=knowledge, seed=seed)
+        super().__init__(simulations, seconds, c=c, knowledge=knowledge, seed=seed, clock=clock)
         self.k = k
 
     def make_search(self, game: Game) -> RAVESearch:  # type: ignore[override]
-        return RAVESearch(game, c=self.c, k=self.k, rng=self.rng, knowledge=self.knowledge)
+        return RAVESearch(
+            game, c=self.c, k=self.k, rng=self.rng, knowledge=self.knowledge, clock=self.clock
+        )

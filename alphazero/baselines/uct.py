@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 
 from ..games.base import Game
 
@@ -75,8 +76,9 @@ class MonteCarloTreeSearch:
 
     ``rng`` is a ``random.Random`` or a seed. ``knowledge`` switches on the game's rollout
     (and, for Gomoku, expansion) knowledge: ``Game.playout`` and ``Game.candidate_moves``
-    with ``knowledge``. Calls of ``best_action`` add to the
-    same tree. Subclasses (RAVE) bring their own node type and hot loop ``_run``.
+    with ``knowledge``. ``clock`` counts a budget's seconds: the wall's (``time.perf_counter``)
+    unless given, such as ``time.process_time`` for CPU seconds. Calls of ``best_action`` add
+    to the same tree. Subclasses (RAVE) bring their own node type and hot loop ``_run``.
     """
 
     node_type: type = UCTNode
@@ -88,6 +90,7 @@ class MonteCarloTreeSearch:
         c: float = math.sqrt(2),
         rng: random.Random | int | None = None,
         knowledge: bool = False,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if game.score is not None:
             raise ValueError(f"{self.label} needs a position where the game goes on")
@@ -96,6 +99,7 @@ class MonteCarloTreeSearch:
         self.knowledge = knowledge and game.rollout_knowledge
         self.root = self.node_type(game, None, None, game.candidate_moves(self.knowledge))
         self.simulations = 0
+        self.clock = clock
 
     # -------------------------------------------------------------------------- search
     def best_action(
@@ -118,7 +122,7 @@ class MonteCarloTreeSearch:
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive, got {seconds}")
         limit = simulations if simulations is not None else 1 << 62
-        deadline = time.perf_counter() + seconds if seconds is not None else None
+        deadline = self.clock() + seconds if seconds is not None else None
         done = self._run(limit, deadline)
         self.simulations += done
         return done
@@ -127,7 +131,7 @@ class MonteCarloTreeSearch:
         """The hot loop: select, expand, rollout, backup, ``limit`` times or until
         ``deadline``. Written flat, with locals, because it is what the benchmark measures."""
         root, c, rng = self.root, self.c, self.rng
-        log, sqrt, clock = math.log, math.sqrt, time.perf_counter
+        log, sqrt, clock = math.log, math.sqrt, self.clock
         knowledge = self.knowledge
         fast = not knowledge  # uniform rollouts: the shortest calls, in the hot loop
         random_ = rng.random
@@ -199,7 +203,8 @@ class UCTPlayer:
     """Plays the move plain UCT chooses, from a fresh tree each move.
 
     ``simulations`` per move, or ``seconds`` per move (``simulations=None``); with both, the
-    first budget reached ends the search. ``RAVEPlayer`` is this player with another search.
+    first budget reached ends the search; ``clock`` counts the seconds (the wall's unless
+    given). ``RAVEPlayer`` is this player with another search.
     """
 
     kind = "uct"
@@ -211,6 +216,7 @@ class UCTPlayer:
         c: float = math.sqrt(2),
         knowledge: bool = False,
         seed: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if simulations is None and seconds is None:
             raise ValueError("give simulations or seconds per move")
@@ -219,11 +225,14 @@ class UCTPlayer:
         self.c = c
         self.knowledge = knowledge
         self.rng = random.Random(seed)
+        self.clock = clock
         self.name = _budget_name(self.kind, simulations, seconds)
         self.last_search: MonteCarloTreeSearch | None = None
 
     def make_search(self, game: Game) -> MonteCarloTreeSearch:
-        return MonteCarloTreeSearch(game, c=self.c, rng=self.rng, knowledge=self.knowledge)
+        return MonteCarloTreeSearch(
+            game, c=self.c, rng=self.rng, knowledge=self.knowledge, clock=self.clock
+        )
 
     def __call__(self, game: Game) -> int:
         moves = game.available_moves

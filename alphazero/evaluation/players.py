@@ -92,8 +92,9 @@ def make_player(
     """Build the player ``spec`` describes for ``game``; ``PlayerSpecError`` if it can't.
 
     ``knowledge`` turns on rollout knowledge for UCT and RAVE (as ``:knowledge`` does);
-    ``leaves``, ``engine``, ``cache``, ``search`` and ``clock`` (of a time budget) go to a
-    model's search and network (``ModelPlayer``).
+    ``leaves``, ``engine``, ``cache`` and ``search`` go to a model's search and network
+    (``ModelPlayer``); ``clock`` counts the seconds of a time budget, a model's or UCT's and
+    RAVE's (``uct:2s``), and a model's seconds a move (its ``log``).
     """
     text = spec.strip()
     kind, _, rest = text.partition(":")
@@ -114,7 +115,7 @@ def make_player(
     if kind in ("uct", "rave") and rest:
         budget_text, with_knowledge = strip_knowledge(rest)
         budget_args = budget(budget_text, spec)
-        options = {"seed": seed, "knowledge": knowledge or with_knowledge}
+        options = {"seed": seed, "knowledge": knowledge or with_knowledge, "clock": clock}
         baseline = UCTPlayer if kind == "uct" else RAVEPlayer
         player = baseline(**budget_args, **options)  # type: ignore[arg-type]
         if options["knowledge"]:

@@ -200,8 +200,10 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
         "--clock",
         choices=tuple(CLOCKS),
         default="wall",
-        help="what --move-time, --game-time and time specs count: wall = seconds waited "
-        "(default), cpu = this process's CPU seconds (steadier on a busy machine)",
+        help="the clock of time budgets (--move-time, --game-time, and specs like "
+        "model:PATH:2s, uct:2s, rave:2s) and of a match's models' seconds a move (printed, and "
+        "--json's seconds_per_move): wall = seconds waited (default), cpu = this process's CPU "
+        "seconds (steadier on a busy machine)",
     )
     group.add_argument(
         "--leaves",
@@ -360,8 +362,8 @@ MODEL_OPTIONS = {
     "symmetric": "--symmetric",
 }
 """The options only a model reads (the one playing, a ``model:PATH`` spec's, the hints'), by
-their ``dest``: given where no model plays or gives hints, ``cli`` refuses them rather than
-ignore them."""
+their ``dest`` (``--clock`` is also read by ``uct:2s`` and ``rave:2s``): written where nothing
+would read them, ``cli_checks`` refuses them rather than ignore them."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
