@@ -60,7 +60,7 @@ from alphazero.evaluation.pons_positions import (
 from alphazero.evaluation.time_budget import CLOCKS, TimeBudget
 from alphazero.games import make
 from alphazero.network.engines import EngineError
-from alphazero.play.options import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
+from alphazero.play.defaults import DEFAULT_ENGINE, DEFAULT_LEAVES, DEFAULT_SIMULATIONS
 from alphazero.training.run_errors import CheckpointError
 
 FOLDER = Path(__file__).resolve().parents[1] / "experiments" / "data" / "pons"

@@ -33,7 +33,7 @@ from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.games import make
 from alphazero.network.engines import ENGINES, EngineError
-from alphazero.play.options import (
+from alphazero.play.defaults import (
     DEFAULT_CACHE,
     DEFAULT_ENGINE,
     DEFAULT_LEAVES,

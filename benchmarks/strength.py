@@ -33,8 +33,9 @@ from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.evaluation.players import make_player
 from alphazero.games import make
+from alphazero.play.defaults import DEFAULT_SIMULATIONS
 from alphazero.play.models import config_game
-from alphazero.play.options import DEFAULT_SIMULATIONS, output_problem
+from alphazero.play.options import output_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 PRETRAINED = ROOT / "checkpoints" / "pretrained"

@@ -28,7 +28,7 @@ from alphazero.evaluation.time_budget import (
 from alphazero.games import make
 from alphazero.play.cli import main as play_main
 from alphazero.play.match import write_match
-from alphazero.play.options import build_parser
+from alphazero.play.option_parser import build_parser
 from alphazero.search import Node, SearchParams, search, search_until
 from alphazero.search.deadline import CHUNK
 

@@ -18,7 +18,8 @@ from alphazero.games.base import Game, MoveParseError
 from alphazero.games.view import GameView
 from alphazero.play.board import Style
 from alphazero.play.human import HumanPlayer
-from alphazero.play.options import epilog, parse_game
+from alphazero.play.option_help import epilog
+from alphazero.play.options import parse_game
 from alphazero.play.prompt import LineReader
 from alphazero.play.session import HintModel, Session
 from alphazero.selfplay.loop import play_games

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..config import ConfigError, config_data
 from ..games import make, view_for
 from ..games.base import GameError
-from .options import DEFAULT_GAME, FALLBACK_OPPONENT
+from .defaults import DEFAULT_GAME, FALLBACK_OPPONENT
 
 PRETRAINED_DIR = Path("checkpoints", "pretrained")
 """Shipped models: ``checkpoints/pretrained/<game>/``, a run folder (``best.keras`` inside)."""

@@ -21,8 +21,8 @@ from ..games import GameView, view_for
 from ..games.base import Game, GameError
 from ..training.run_errors import CheckpointError
 from .board import Style
+from .defaults import DEFAULT_SIMULATIONS
 from .human import HumanPlayer
-from .options import DEFAULT_SIMULATIONS
 from .prompt import Leave, LineReader, ask_move
 from .records import GameRecord, records_before, save_records
 from .text import fill, is_tty, terminal_width

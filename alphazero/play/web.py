@@ -45,8 +45,9 @@ from urllib.parse import parse_qs, urlsplit
 from ..games import view_for
 from ..games.base import GameError
 from ..training.run_errors import CheckpointError
+from .defaults import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT
 from .models import default_model, how_to_train
-from .options import DEFAULT_GAME, DEFAULT_HOST, DEFAULT_PORT, parse_game
+from .options import parse_game
 from .web_app import MAX_SIMULATIONS, MIN_SIMULATIONS, WebApp
 from .web_errors import RequestError, check_fields, one_line
 from .web_origin import address_names, check_host, check_same_origin, is_loopback, served_names

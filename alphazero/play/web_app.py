@@ -14,8 +14,9 @@ from typing import Any
 
 from ..evaluation.model_search import PlaySearch
 from ..games.base import GameError
+from .defaults import DEFAULT_GAME, DEFAULT_SIMULATIONS
 from .models import default_model, how_to_train
-from .options import DEFAULT_GAME, DEFAULT_SIMULATIONS, parse_game
+from .options import parse_game
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line
 from .web_json import GameChoice, full_params
 from .web_networks import Networks, load_network

@@ -17,7 +17,7 @@ from ..evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from ..evaluation.model_search import PlaySearch
 from ..games import view_for
 from ..games.base import Game, GameError, MoveParseError
-from .options import DEFAULT_CACHE
+from .defaults import DEFAULT_CACHE
 from .prompt import reason
 from .web_errors import MAX_QUERY, RequestError, check_fields, is_int, one_line
 from .web_json import GameChoice, board_json, shown_path, thought_json
