@@ -43,7 +43,7 @@ def test_report_on_a_folder_without_metrics_is_one_line(tmp_path):
 
 
 def test_cpu_hours_count_selfplay_and_training_or_the_recorded_total():
-    from alphazero.report import cpu_hours
+    from alphazero.report_strength import cpu_hours
 
     old = [{"selfplay": {"cpu_seconds": 1800}, "train_seconds": 1800}] * 2
     assert cpu_hours(old) == [1.0, 2.0]
@@ -161,7 +161,7 @@ def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp
 
 
 def test_a_search_measure_without_its_figures_is_one_line(tmp_path):
-    from alphazero.report import ReportError, read_search_measures
+    from alphazero.report_records import ReportError, read_search_measures
 
     (tmp_path / "solved_positions_search.jsonl").write_text('{"iteration": 3}\n')
     with pytest.raises(ReportError, match="line 1 lacks cpu_hours, search_correct, simulations"):
@@ -180,7 +180,8 @@ def test_a_run_of_one_iteration_says_not_enough_iterations_yet(tmp_path):
 
 def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_path):
     from alphazero.evaluation.ladder import ELO_BOUND
-    from alphazero.report import capped, draw
+    from alphazero.report_figure import draw
+    from alphazero.report_strength import capped
 
     records = [record(i, elo) for i, elo in ((1, 300.0), (2, ELO_BOUND), (3, 700.0))]
     shown = draw(records, tmp_path / "r.png", "sweep")
@@ -191,7 +192,7 @@ def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_pa
 
 
 def test_one_run_shows_its_solved_positions_and_scores_with_their_interval(tmp_path):
-    from alphazero.report import draw
+    from alphazero.report_figure import draw
 
     records = [
         {**record(i, 100.0 * i), "connect4_positions": {"policy_correct": 0.5 + 0.1 * i,
@@ -235,7 +236,7 @@ def _strength_lines(fig) -> dict[str, list]:
 
 
 def test_one_run_draws_its_strength_against_the_cpu_hours_it_had_spent():
-    from alphazero.report import figure
+    from alphazero.report_figure import figure
 
     records = [spent(i, 100.0 * i if i % 2 == 0 else None, TOTALS[i]) for i in TOTALS]
     fig, _ = figure(records, "hours")
