@@ -30,8 +30,8 @@ from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import run_folder, trained_search
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
+from alphazero.play.defaults import DEFAULT_LEAVES
 from alphazero.play.models import config_game
-from alphazero.play.options import DEFAULT_LEAVES
 from alphazero.training.checkpoints import load_model
 from alphazero.training.run_errors import CheckpointError
 

@@ -62,8 +62,8 @@ from alphazero.evaluation.time_budget import (
 from alphazero.games import Game, make
 from alphazero.network.engines import ENGINES, EngineError
 from alphazero.network.inference import load_inference
+from alphazero.play.defaults import DEFAULT_CACHE, DEFAULT_ENGINE, DEFAULT_LEAVES
 from alphazero.play.models import config_game
-from alphazero.play.options import DEFAULT_CACHE, DEFAULT_ENGINE, DEFAULT_LEAVES
 from alphazero.search import Policy
 from alphazero.training.run_errors import CheckpointError
 

@@ -21,10 +21,11 @@ from ..games.base import Game, GameError
 from ..training.run_errors import CheckpointError
 from .board import Style, use_color
 from .cli_checks import Lineup, check_model_options, check_model_paths, option_problem, read_lineup
+from .defaults import DEFAULT_CACHE, DEFAULT_GAME
 from .human import HumanPlayer
 from .match import run_match
 from .models import default_model, fallback_notice, how_to_train
-from .options import DEFAULT_CACHE, DEFAULT_GAME, parse_args, parse_game
+from .options import parse_args, parse_game
 from .prompt import LineReader
 from .session import HintModel, Session, is_human
 from .text import is_tty

@@ -18,7 +18,8 @@ from ..evaluation.player_specs import (
 from ..evaluation.time_budget import BUDGET_RANGE, MAX_SECONDS, MIN_SECONDS, TimeBudget
 from ..network.engines import EngineError, resolve_engine
 from ..training.run_metadata import check_usable_path
-from .options import FALLBACK_OPPONENT, output_problem
+from .defaults import FALLBACK_OPPONENT
+from .options import output_problem
 
 
 def option_problem(args: argparse.Namespace) -> str | None:

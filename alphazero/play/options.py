@@ -10,14 +10,6 @@ import re
 from pathlib import Path
 
 from ..games import make
-
-# Imported from here by cli.py, cli_checks.py and experiments/, which other work was editing
-# when the defaults moved to their own module; new code imports them from ``defaults``.
-from .defaults import DEFAULT_CACHE as DEFAULT_CACHE
-from .defaults import DEFAULT_ENGINE as DEFAULT_ENGINE
-from .defaults import DEFAULT_GAME as DEFAULT_GAME
-from .defaults import DEFAULT_LEAVES as DEFAULT_LEAVES
-from .defaults import FALLBACK_OPPONENT as FALLBACK_OPPONENT
 from .option_parser import build_parser
 from .records import records_problem
 
