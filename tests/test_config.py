@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,31 @@ def test_bad_settings_are_one_line_errors_naming_the_key(data, message):
         config_from_dict(data)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("written", "value"), [("1e-3", 1e-3), ("2.5E-4", 2.5e-4), ("5e-4", 5e-4), ("+1.5e-3", 1.5e-3)]
+)
+def test_a_number_in_scientific_notation_is_that_number(tmp_path, written, value):
+    # PyYAML (YAML 1.1) reads 1e-3 as the string '1e-3': a float setting takes it as a number.
+    path = tmp_path / "c.yaml"
+    path.write_text(f"game: {{name: tictactoe}}\ntrain: {{learning_rate: {written}}}\n")
+    assert load_config(path).train.learning_rate == value
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"train": {"learning_rate": "fast"}}, "learning_rate: expected a number, got 'fast'"),
+        ({"train": {"learning_rate": "nan"}}, "learning_rate: expected a number, got 'nan'"),
+        ({"train": {"learning_rate": "1e999"}}, "train.learning_rate: must be a finite number"),
+        ({"train": {"learning_rate": "1e-3x"}}, "expected a number, got '1e-3x'"),
+        ({"train": {"batch_size": "1e3"}}, "train.batch_size: expected an integer, got '1e3'"),
+    ],
+)  # fmt: skip
+def test_a_string_that_is_no_number_in_scientific_notation_is_still_refused(data, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        config_from_dict(data)
 
 
 def test_every_shipped_config_loads():
@@ -173,6 +199,19 @@ def test_a_key_written_out_still_overrides_a_merged_one(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("game: {name: tictactoe}\ntrain: {<<: {batch_size: 8}, batch_size: 16}\n")
     assert load_config(path).train.batch_size == 16
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("game: {name: tictactoe}\ntrain:\n\tbatch_size: 8\n",
+         "not valid YAML at line 3: found character '\\t' that cannot start any token"),
+        ("game: [1, 2\n", "not valid YAML at line 2: expected ',' or ']', but got '<stream end>'"),
+    ],
+    ids=["tab", "unclosed"],
+)  # fmt: skip
+def test_a_yaml_syntax_error_says_the_parsers_reason_in_one_line(tmp_path, text, reason):
+    assert _load_text(tmp_path, text).endswith(reason)
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,11 @@ def read_yaml(path: Path) -> Any:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}: not valid YAML{where}") from None
+        # The parser's reason, e.g. "found character '\t' that cannot start any token"; its
+        # other lines (the context, the line quoted with a caret) would break the one line.
+        problem = getattr(error, "problem", None)
+        reason = f": {cut(' '.join(str(problem).split()), 160)}" if problem else ""
+        raise ConfigError(f"{path}: not valid YAML{where}{reason}") from None
     except ValueError as error:  # PyYAML passes on int()'s: an integer of over 4300 digits
         raise ConfigError(f"{path}: not a usable value in it ({cut(str(error))})") from None
     if data is None:

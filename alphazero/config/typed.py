@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from typing import Any, Literal
@@ -45,6 +46,11 @@ _SCALARS: dict[Any, Any] = {
 }
 
 
+# PyYAML reads YAML 1.1, where a float needs a dot and a signed exponent: 1e-3 and 1E3 are
+# strings there, though YAML 1.2, JSON and Python read them as numbers, and people write them.
+_SCIENTIFIC = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+")
+
+
 def _convert(value: Any, tp: Any, key: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
@@ -79,6 +85,8 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
             return float(value)
         except OverflowError:  # an integer too large for a float: as unusable as inf
             return math.inf
+    if tp is float and isinstance(value, str) and _SCIENTIFIC.fullmatch(value):
+        return float(value)  # 1e999 is inf, which ``build`` refuses as it refuses 1.0e+999
     raise ConfigError(f"{key}: expected {_type_name(tp)}, got {shown(value)}")
 
 
