@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from alphazero.config import Config
+from alphazero.config import Config, strict_yaml
 from alphazero.config import reference as config_reference
 
 
@@ -35,7 +35,26 @@ def test_the_reference_names_every_key_with_its_default():
                 assert f"| `{section.name}.{f.name}` |" in page
         else:
             assert f"| `{section.name}` |" in page
-    assert "| `train.batch_size` | `256` | >= 1 and <= 65,536 |" in page
+    assert "| `train.batch_size` | `256` | >= 1 and <= 65536 |" in page
+    assert "| `replay.capacity` | `100000` |" in page
+    assert "| `evaluation.opponents` | `[uct:200, uct:1000]` |" in page
+    assert "| `selfplay.fast_simulations` | `null` | >= 2 and <= 1000000, or `null` |" in page
+
+
+def test_every_default_is_spelled_as_yaml_reads_it_back():
+    """The page's defaults are what a user would write: ``100000``, not ``100_000``;
+    ``[uct:200, uct:1000]``, not a Python list; ``1.0e-05``, which YAML reads as a number
+    where ``1e-05`` would be text."""
+    for section in [getattr(Config(), f.name) for f in dataclasses.fields(Config)]:
+        if not dataclasses.is_dataclass(section):
+            continue
+        for f in dataclasses.fields(section):
+            value = getattr(section, f.name)
+            assert strict_yaml.load(strict_yaml.spelling(value)) == value, f.name
+    for value in [1e-05, 100_000, "yes", "a,b", ["uct:200", "a,b", None], {"size": 8}]:
+        assert strict_yaml.load(strict_yaml.spelling(value)) == value, value
+    assert strict_yaml.spelling(["uct:200", "uct:1000"]) == "[uct:200, uct:1000]"
+    assert strict_yaml.spelling(1e-05) == "1.0e-05"
 
 
 def test_a_field_without_a_docstring_is_reported():
@@ -64,3 +83,4 @@ def test_the_reference_lists_every_removed_switch_with_its_value():
         for key in keys:
             assert f"| `{section}.{key}` | `" in page
     assert "| `train.optimizer` | `adam` |" in page
+    assert "read_recorded_config" not in page  # a maintainer's function, not a user's

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from . import sections as config_module
-from .removed import REMOVED_SETTINGS, shown_off
+from .removed import REMOVED_SETTINGS
 from .sections import Config
+from .strict_yaml import spelling
 
 SENTENCE_END = re.compile(r"(?<=[a-z0-9`)])\. (?=[A-Z`])")
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
@@ -60,29 +61,20 @@ def field_docs(cls: type) -> dict[str, str]:
 
 
 def _default(f: dataclasses.Field[Any]) -> str:
+    """The field's default as a config writes it (``strict_yaml.spelling``), as code."""
     if f.default is not dataclasses.MISSING:
         value = f.default
     elif f.default_factory is not dataclasses.MISSING:
         value = f.default_factory()
     else:
         return "required"
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"`{value}`"
-    if isinstance(value, float) and value and (abs(value) < 1e-3 or abs(value) >= 1e6):
-        return f"`{value:g}`"
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 10_000:
-        return f"`{value:,}`".replace(",", "_")
-    return f"`{value}`"
+    return f"`{spelling(value)}`"
 
 
 def _allowed(f: dataclasses.Field[Any], hint: Any) -> str:
     choices = [a for a in typing.get_args(hint) if typing.get_origin(hint) is typing.Literal]
     if choices:
-        return ", ".join(f"`{c}`" for c in choices)
+        return ", ".join(f"`{spelling(c)}`" for c in choices)
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     base = args[0] if args else hint
     optional = type(None) in typing.get_args(hint)
@@ -93,20 +85,19 @@ def _allowed(f: dataclasses.Field[Any], hint: Any) -> str:
         right = "" if high is None else f"<= {_number(high)}"
         text = " and ".join(part for part in (left, right) if part)
     elif base is bool:
-        text = "true, false"
+        text = "`true`, `false`"
     elif typing.get_origin(hint) is dict:
         text = "names to integers"
     elif typing.get_origin(hint) is list:
         text = "a list"
     else:
         text = {str: "text"}.get(base, getattr(base, "__name__", str(base)))
-    return f"{text}, or none" if optional else text
+    return f"{text}, or `null`" if optional else text
 
 
 def _number(x: float) -> str:
-    if float(x).is_integer():
-        return f"{int(x):,}"
-    return f"{x:g}"
+    """A bound as a config writes it; a whole one without ``.0`` (``> 0``, even for a float)."""
+    return spelling(int(x) if float(x).is_integer() else x)
 
 
 def _meaning(doc: str) -> str:
@@ -185,18 +176,24 @@ def _try_first(cls: type, prefix: str) -> str:
 
 
 def _removed() -> list[str]:
-    """The table of removed switches: a run folder that names one at its value still loads."""
+    """The table of removed switches: a run folder that names one at its value still loads.
+
+    The research record's configs are read with ``read_recorded_config``, which ignores such
+    keys instead of refusing them; that is the code's business, not a user's, so the page
+    does not say it."""
     out = [
         "## Removed settings\n",
-        "Switches that are gone, each now always at the value shown. A config (a run folder's "
-        "`config.yaml` names every key) that sets one to that value loads as if it were absent; "
-        "any other value stops `train.py` and `--resume` with one line. The research record's "
-        "configs are read with `read_recorded_config`, which names such keys instead.\n",
+        "Switches that are gone, each now always at the value shown. A config that sets one to "
+        "that value (a run folder's `config.yaml` names every key) loads as if it were absent; "
+        "any other value stops `train.py` and `--resume` with one line naming the key.\n",
         "| key | always | why it went |\n| --- | --- | --- |",
     ]
     for section, keys in REMOVED_SETTINGS.items():
         for key, removed in keys.items():
-            out.append(f"| `{section}.{key}` | `{shown_off(removed.off)}` | {removed.why} |")
+            why = removed.why
+            if removed.record:  # a path from the repository's root; the page is in docs/
+                why = f"[{why}]({Path(removed.record).relative_to('docs')})"
+            out.append(f"| `{section}.{key}` | `{spelling(removed.off)}` | {why} |")
     return out
 
 

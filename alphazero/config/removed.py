@@ -5,65 +5,64 @@ out of the config would make every older run folder unreadable. Each removed swi
 here with the value that left it off: a config that names it at that value loads as if the
 key were absent (it ran as the code without the switch runs). Any other value ran something
 the code no longer has, so training or resuming from it stops with one line; the research
-record's configs, which are read rather than run, may ask for the key to be ignored instead.
+record's configs, which are read rather than run, may ask for the key to be ignored instead
+(``read_recorded_config``, which names the keys it ignored).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import yaml
-
 from .errors import ConfigError
+from .strict_yaml import spelling
 
 
 class Removed(NamedTuple):
-    """A removed switch: the value that left it off, and why it went."""
+    """A removed switch: the value that left it off, why it went in a few words, and the
+    research record's page on it (a path from the repository's root), if it has one."""
 
     off: Any
     why: str
+    record: str | None = None
 
 
-_LOST = "its study did not win: docs/research/learning_speed.md"
-_LOST_C4 = "its study did not win: docs/research/learning_speed/connect4.md"
 _FIXED = "no study varied it"
+_C4 = "docs/research/learning_speed/connect4.md"
+_C4_2025 = "docs/research/learning_speed/connect4_2025.md"
+_GOMOKU = "docs/research/learning_speed/gomoku.md"
 
 REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
     "search": {
-        "dirichlet_alpha_scaled": Removed(False, "never measured: the configs scale alpha by hand"),
+        "dirichlet_alpha_scaled": Removed(False, "never measured; configs set alpha by hand"),
         "gumbel_c_visit": Removed(50.0, _FIXED),
         "gumbel_c_scale": Removed(0.1, _FIXED),
         "leaves_per_tree": Removed(1, "self-play batches whole games instead"),
         "virtual_loss": Removed(1.0, _FIXED),
     },
     "selfplay": {
-        "value_discount": Removed(1.0, _LOST),
-        "symmetric_search": Removed(False, _LOST),
-        "weak_side_share": Removed(0.0, _LOST),
-        "weak_side_simulations": Removed(16, _LOST),
-        "weak_side_random": Removed(0.0, _LOST),
+        "value_discount": Removed(1.0, "worse on Gomoku 6x6", _GOMOKU),
+        "symmetric_search": Removed(False, "behind at equal CPU on Connect Four", _C4),
+        "weak_side_share": Removed(0.0, "no gain on Gomoku 6x6", _GOMOKU),
+        "weak_side_simulations": Removed(16, "no gain on Gomoku 6x6", _GOMOKU),
+        "weak_side_random": Removed(0.0, "no gain on Gomoku 6x6", _GOMOKU),
         "final_temperature": Removed(0.0, _FIXED),
-        "carry_over": Removed(
-            False, "it played fewer games per CPU-hour: docs/research/benchmarks.md"
-        ),
+        "carry_over": Removed(False, "fewer games per CPU-hour", "docs/research/benchmarks.md"),
         "resign_threshold": Removed(None, "never measured: no run resigned"),
-        "resign_playthrough": Removed(0.1, "it measured resignations, which are gone"),
-        "temperature_value_cutoff": Removed(
-            None, "its study did not win: docs/research/learning_speed/connect4_2025.md"
-        ),
+        "resign_playthrough": Removed(0.1, "it checked resigning, also gone"),
+        "temperature_value_cutoff": Removed(None, "no gain with search on Connect Four", _C4_2025),
     },
     "network": {
-        "policy_channels": Removed(2, _LOST_C4),
+        "policy_channels": Removed(2, "16 trailed 2 on Connect Four", _C4),
     },
     "train": {
-        "optimizer": Removed("adam", "every run used Adam; SGD was never tried"),
-        "momentum": Removed(0.9, "SGD's, which was never tried"),
-        "value_loss_weight": Removed(1.0, _LOST_C4),
-        "late_value_loss_weight": Removed(None, _LOST_C4),
-        "late_value_from_step": Removed(0, _LOST_C4),
+        "optimizer": Removed("adam", "every run used Adam; SGD never tried"),
+        "momentum": Removed(0.9, "SGD's, never tried"),
+        "value_loss_weight": Removed(1.0, "no gain in a whole Connect Four run", _C4),
+        "late_value_loss_weight": Removed(None, "no gain in a whole Connect Four run", _C4),
+        "late_value_from_step": Removed(0, "no gain in a whole Connect Four run", _C4),
     },
     "evaluation": {
-        "rollout_knowledge": Removed(False, "an opponent's spec asks for it: uct:1000:knowledge"),
+        "rollout_knowledge": Removed(False, "a player spec asks for it: uct:1000:knowledge"),
     },
     "replay": {
         "window_exponent": Removed(0.75, _FIXED),
@@ -72,11 +71,6 @@ REMOVED_SETTINGS: dict[str, dict[str, Removed]] = {
 }
 """Removed switches by section: each one's off value (what the code now always does) and
 why it went. ``docs/configuration.md`` lists them."""
-
-
-def shown_off(value: Any) -> str:
-    """A removed switch's off value as YAML writes it (``false``, ``null``, ``0.75``)."""
-    return yaml.safe_dump(value, default_flow_style=True).removesuffix("\n...\n").strip()
 
 
 def _is_off(value: Any, off: Any) -> bool:
@@ -103,9 +97,10 @@ def without_removed(data: Any, *, ignore: bool = False) -> tuple[Any, list[str]]
             if key in removed and not _is_off(value, removed[key].off):
                 if not ignore:
                     gone = removed[key]
+                    why = f"{gone.why}: {gone.record}" if gone.record else gone.why
                     raise ConfigError(
-                        f"{section}.{key}: this switch is gone, always {shown_off(gone.off)} "
-                        f"now ({gone.why}); remove it from the config"
+                        f"{section}.{key}: this switch is gone, always {spelling(gone.off)} "
+                        f"now ({why}); remove it from the config"
                     )
                 ignored.append(f"{section}.{key}")
         kept[section] = {key: value for key, value in values.items() if key not in removed}

@@ -139,7 +139,7 @@ class SelfPlayConfig:
     """Add every symmetric copy of each example to the buffer."""
     fast_simulations: int | None = field(default=None, metadata=bounds(2, 1_000_000))
     """Playout cap randomisation (KataGo): most moves get this cheap search, without noise,
-    and are not training examples; None: every move gets the full search."""
+    and are not training examples; ``null``: every move gets the full search."""
     full_search_share: float = field(default=0.25, metadata=bounds(0.0, 1.0))
     """With ``fast_simulations``: the share of moves that get the full search."""
     value_target_mix: float = field(default=0.0, metadata=bounds(0.0, 1.0))
@@ -181,7 +181,7 @@ class ReplayConfig:
     ``window(N)`` examples of the ``N`` made so far, ``N`` while ``N <= window_start``, then
     ``window_start * (1 + 0.4 * ((N / window_start) ** 0.75 - 1) / 0.75)``, at most
     ``capacity``. Early examples come from a network that is soon much stronger, and a
-    window as long as the run would keep training on them. None: the whole buffer."""
+    window as long as the run would keep training on them. ``null``: the whole buffer."""
 
     def window(self, made: int) -> int:
         """How many of the newest examples training samples, after ``made`` in all."""

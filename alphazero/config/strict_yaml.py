@@ -4,6 +4,7 @@
 or mistyped file can abuse: a duplicated key (the last one silently wins), nesting deep enough
 to exhaust Python's recursion, and aliases that expand a 1 KB file into billions of values (a
 "billion laughs"). ``load`` refuses each with one ``YamlRefused`` line that says where.
+``spelling`` goes the other way: a value as a config writes it, for messages and the reference.
 """
 
 from __future__ import annotations
@@ -132,3 +133,35 @@ def load(text: str) -> Any:
         return loader.get_single_data()
     finally:
         loader.dispose()
+
+
+def spelling(value: Any) -> str:
+    """``value`` as a config writes it on one line, and ``load`` reads it back: ``100000``,
+    ``1.0e-05``, ``null``, ``true``, ``connect4``, ``[uct:200, uct:1000]``, ``{size: 8}``.
+
+    ``yaml.safe_dump``'s flow style spells scalars and mappings so, but quotes every string
+    with a colon inside a list (``['uct:200']``), which YAML reads back without the quotes;
+    so each item of a list or mapping keeps its plain spelling whenever ``load`` reads it
+    back as the same value in a list, as the configs write their ladders."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_in_flow(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_in_flow(k)}: {_in_flow(v)}" for k, v in value.items()) + "}"
+    return _dumped(value)
+
+
+def _dumped(value: Any) -> str:
+    text = yaml.safe_dump(value, default_flow_style=True, width=float("inf"))
+    return text.removesuffix("\n...\n").strip()
+
+
+def _in_flow(value: Any) -> str:
+    """An item of a list or mapping: its own spelling if it reads back inside brackets, else
+    PyYAML's quoted one (``a,b`` would be two items)."""
+    plain = spelling(value)
+    try:
+        if load(f"[{plain}]") == [value]:
+            return plain
+    except yaml.YAMLError:
+        pass
+    return _dumped([value])[1:-1]
