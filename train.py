@@ -22,7 +22,10 @@ DEFAULT_CONFIG = Path("configs/connect4.yaml")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    # A bad --iterations is one line naming it, as play.py's numbers are.
+    from alphazero.config.command_line import NumbersParser, integer
+
+    parser = NumbersParser(
         description="Train an AlphaZero agent by self-play. Each iteration plays games against "
         "itself, trains the network on the replay buffer and writes a checkpoint to the run "
         "folder (resolved config, metadata.json, models, replay buffer, metrics.jsonl, "
@@ -56,7 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--iterations",
-        type=int,
+        type=integer,
         default=None,
         metavar="N",
         help="stop after N iterations of this session (the run can be resumed later)",

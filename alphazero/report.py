@@ -15,10 +15,10 @@ What is read from a run folder, and its one-line errors, is ``report_records``'.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from .config.command_line import NumbersParser, number
 from .report_compare import draw_correct_moves
 from .report_figure import MIN_ITERATIONS, X_AXES, draw
 from .report_records import ReportError, read_metrics, read_search_measures
@@ -28,7 +28,7 @@ from .report_strength import cpu_hours, hours_label, strength_table
 def main(argv: list[str] | None = None) -> int:
     """``python -m alphazero.report``: returns the exit code (0 written, 2 bad options or a
     run folder it cannot read)."""
-    parser = argparse.ArgumentParser(
+    parser = NumbersParser(
         prog="python -m alphazero.report",
         description="Draw a run's losses, its Elo against the evaluation ladder and its "
         "scores against each opponent as a PNG, against the CPU hours it had spent where "
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--hours",
-        type=float,
+        type=number,
         default=None,
         help="with several runs: show their first HOURS CPU hours (default: all)",
     )

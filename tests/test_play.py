@@ -373,6 +373,39 @@ def test_help_and_bad_options(tmp_path):
         assert done.returncode == 2 and reason in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--seed", "-1"], "--seed: expected a non-negative integer, got '-1'"),
+        (["--seed", "abc"], "--seed: expected a non-negative integer, got 'abc'"),
+        (["--sims", "many"], "--sims: expected an integer, got 'many'"),
+        (["--leaves", "1.5"], "--leaves: expected an integer, got '1.5'"),
+        (["--games", "two"], "--games: expected an integer, got 'two'"),
+        (["--port", "http"], "--port: expected an integer, got 'http'"),
+        (["--move-time", "2s"], "--move-time: expected a number, got '2s'"),
+        (["--game-time", "1m"], "--game-time: expected a number, got '1m'"),
+        (["--c-puct", "high"], "--c-puct: expected a number, got 'high'"),
+    ],
+)
+def test_a_bad_number_is_one_line_naming_its_option(capsys, options, message):
+    from alphazero.play import cli
+
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--game", "tictactoe", "--p2", "random", *options])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_a_bad_choice_or_an_unknown_option_still_shows_the_usage(capsys):
+    from alphazero.play import cli
+
+    for options in (["--clock", "sundial"], ["--colour", "never"]):
+        with pytest.raises(SystemExit) as exit:
+            cli.main(options)
+        assert exit.value.code == 2
+        assert capsys.readouterr().err.startswith("usage: play.py ")
+
+
 def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):
     # Checked before the network is loaded, so the person waits no seconds for TensorFlow.
     run = tmp_path / "run"

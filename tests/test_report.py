@@ -42,6 +42,15 @@ def test_report_on_a_folder_without_metrics_is_one_line(tmp_path):
     assert result.stderr.count("\n") == 1 and "metrics.jsonl" in result.stderr
 
 
+def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsys):
+    from alphazero.report import main
+
+    with pytest.raises(SystemExit) as exit:
+        main([str(tmp_path), str(tmp_path), "-o", str(tmp_path / "r.png"), "--hours", "all"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == "error: --hours: expected a number, got 'all'\n"
+
+
 def test_cpu_hours_count_selfplay_and_training_or_the_recorded_total():
     from alphazero.report_strength import cpu_hours
 

@@ -363,6 +363,13 @@ def test_bad_config_is_a_one_line_error(tmp_path, text, message):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("value", ["abc", "1.5", ""])
+def test_iterations_that_are_no_integer_are_one_line_naming_the_option(tmp_path, value):
+    result = run_cli("--iterations", value, "--run-dir", str(tmp_path / "run"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == f"error: --iterations: expected an integer, got {value!r}\n"
+
+
 def test_resume_without_a_checkpoint_is_a_one_line_error(tmp_path):
     result = run_cli("--resume", "--run-dir", str(tmp_path / "nothing"))
     assert result.returncode == 2

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..config.command_line import NumbersParser, integer, non_negative_integer, number
 from ..evaluation.time_budget import CLOCKS, OPENING_MOVES, OPENING_WEIGHT
 from ..network.engines import ENGINES
 from .defaults import (
@@ -24,7 +25,7 @@ from .text import terminal_width
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``play.py``, its help laid out for the terminal's width."""
-    parser = argparse.ArgumentParser(
+    parser = NumbersParser(
         prog="play.py",
         formatter_class=HelpFormatter,
         description="Play a game in the terminal against a trained model or a baseline, or "
@@ -71,7 +72,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("the model's search")
     group.add_argument(
         "--sims",
-        type=int,
+        type=integer,
         default=DEFAULT_SIMULATIONS,
         metavar="N",
         help=f"the model's search: simulations per move, also for hints and for model:PATH "
@@ -79,7 +80,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--move-time",
-        type=float,
+        type=number,
         default=None,
         metavar="SECONDS",
         help="instead of --sims: the model searches each move for SECONDS, in chunks of "
@@ -88,7 +89,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--game-time",
-        type=float,
+        type=number,
         default=None,
         metavar="SECONDS",
         help="instead of --sims: SECONDS for each whole game of the model, shared out move by "
@@ -107,7 +108,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--leaves",
-        type=int,
+        type=integer,
         default=DEFAULT_LEAVES,
         metavar="N",
         help="the model's search (hints and model:PATH specs too) evaluates N leaves per "
@@ -124,7 +125,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--c-puct",
-        type=float,
+        type=number,
         default=None,
         metavar="C",
         help="PUCT's exploration constant (default: the model's run's config.yaml, else 1.5)",
@@ -169,14 +170,14 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--games",
-        type=int,
+        type=integer,
         metavar="N",
         help="games to play; sides alternate (default: a match plays 1; with a person, "
         "another game is offered after each, sides swapped, with the running score)",
     )
     group.add_argument(
         "--seed",
-        type=int,
+        type=non_negative_integer,
         default=None,
         help="seed for the random and UCT players and --first random (default: a fresh one)",
     )
@@ -233,7 +234,7 @@ def _web_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--port",
-        type=int,
+        type=integer,
         default=None,
         help=f"the port to serve on (default {DEFAULT_PORT}; 0: any free port)",
     )

@@ -1,0 +1,67 @@
+"""Numbers typed on a command line (``play.py``, ``train.py``, ``python -m alphazero.report``).
+
+An option's value that is no number is one line naming the option, as a bad setting in a
+config names its key: ``error: --seed: expected an integer, got 'abc'``, exit code 2, where
+argparse would print its usage block first. Its other errors (an unknown option, a choice
+that is not one) stay argparse's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+
+class NumberError(argparse.ArgumentTypeError):
+    """A value of a number option that is not that number; the message says what was
+    expected and what came."""
+
+
+def integer(text: str) -> int:
+    """``type=`` of an integer option."""
+    try:
+        return int(text)
+    except ValueError:
+        raise NumberError(f"expected an integer, got {text!r}") from None
+
+
+def non_negative_integer(text: str) -> int:
+    """``type=`` of an integer option that is 0 or more (a seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise NumberError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def number(text: str) -> float:
+    """``type=`` of a number option: what ``float`` reads (``nan`` and ``inf`` too, which
+    the option's own range check refuses where they make no sense)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise NumberError(f"expected a number, got {text!r}") from None
+
+
+class NumbersParser(argparse.ArgumentParser):
+    """``ArgumentParser`` whose number options (``type=integer``, ``non_negative_integer``
+    or ``number``) report a bad value in one line naming the option."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        # Its errors are raised rather than printed, so that parse_args can tell a number's.
+        super().__init__(exit_on_error=False, **kwargs)
+
+    def parse_args(  # type: ignore[override]  # only the form that returns a Namespace
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        try:
+            return super().parse_args(args, namespace)
+        except argparse.ArgumentError as error:
+            # argparse raises its ArgumentError while handling the type's own error, which is
+            # therefore its context: a NumberError is one line, anything else argparse's usual.
+            if isinstance(error.__context__, NumberError) and error.argument_name:
+                self.exit(2, f"error: {error.argument_name}: {error.message}\n")
+            self.error(str(error))
