@@ -589,6 +589,51 @@ def test_quiet_hides_the_thoughts_and_the_shipped_model_is_the_default(tmp_path,
     assert_finished(out)
 
 
+def test_a_run_of_another_game_plays_its_game_without_game(tmp_path, tiny_model):
+    run = tmp_path / "ttt_run"
+    run.mkdir()
+    shutil.copy(tiny_model, run / "best.keras")
+    (run / "config.yaml").write_text("game:\n  name: tictactoe\n")
+    out, _ = play(
+        ["--model", str(run), "--sims", "16", "--quiet"], lines(*TICTACTOE_POINTS), tmp_path
+    )
+    assert "against O (model:ttt_run:16)" in out
+    assert_finished(out)
+
+
+@pytest.mark.parametrize(
+    ("config", "trained", "other"),
+    [
+        ("game: {name: tictactoe}\n", "tictactoe", "connect4"),
+        ("game: {name: gomoku, params: {size: 8}}\n", "gomoku:size=8", "gomoku"),
+    ],
+)
+def test_a_run_of_another_game_than_game_says_how_to_play_it(
+    tmp_path, capsys, config, trained, other
+):
+    from alphazero.play import cli
+    from alphazero.play.models import other_game_problem
+    from alphazero.play.options import parse_args, parse_game
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text(config)
+    assert parse_args(["--model", str(run)]).game == trained  # without --game: the run's game
+    assert other_game_problem(run, *parse_game(trained)) is None
+    assert cli.main(["--model", str(run), "--game", other, "--p2", "random"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {run}: this run trained {trained}, not {other}: drop --game, or --game {trained}\n"
+    )
+
+
+def test_without_game_a_model_file_or_a_folder_without_config_plays_the_default_game(tmp_path):
+    from alphazero.play.options import parse_args
+
+    (tmp_path / "run").mkdir()
+    for model in (tmp_path / "run", tmp_path / "run" / "best.keras", tmp_path / "missing"):
+        assert parse_args(["--model", str(model)]).game == "connect4"
+
+
 # ------------------------------------------------------------- Gomoku on the 15x15 board
 @pytest.fixture(scope="module")
 def gomoku15_project(tmp_path_factory) -> Path:

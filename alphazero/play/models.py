@@ -71,6 +71,40 @@ def config_game(config: Path) -> tuple[str, dict[str, int]] | None:
         return None
 
 
+def run_game(model: Path | None) -> tuple[str, dict[str, int]] | None:
+    """The game (name, full parameters) the run folder ``model`` trained, from its
+    ``config.yaml``; None for a model file, a folder without that file, or one that cannot be
+    read (loading the model then says why, in one line)."""
+    try:
+        if model is None or not model.is_dir():
+            return None
+    except (OSError, ValueError):  # a name too long, a NUL byte: check_model_paths says so
+        return None
+    return config_game(model / "config.yaml")
+
+
+def game_spec(name: str, params: Mapping[str, int]) -> str:
+    """How ``--game`` names game ``name`` with ``params``: the name, and the parameters that
+    differ from the game's defaults (``gomoku:size=8``)."""
+    defaults = make(name).params
+    changed = [f"{key}={value}" for key, value in params.items() if defaults.get(key) != value]
+    return f"{name}:{','.join(changed)}" if changed else name
+
+
+def other_game_problem(model: Path | None, name: str, params: Mapping[str, int]) -> str | None:
+    """One line when ``--model`` names a run folder that trained another game than ``name``
+    with ``params`` (``--game``: without it, ``options.parse_args`` takes the run's game),
+    saying how to play it; None otherwise."""
+    trained = run_game(model)
+    asked = (name, make(name, **params).params)
+    if trained is None or trained == asked:
+        return None
+    spec = game_spec(*trained)
+    return (
+        f"{model}: this run trained {spec}, not {game_spec(*asked)}: drop --game, or --game {spec}"
+    )
+
+
 def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str = "") -> str:
     """One line: there is no model for game ``name`` with ``params``, and how to train one.
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..games import make
+from .models import game_spec, run_game
 from .option_parser import build_parser
 from .records import records_problem
 
@@ -32,18 +33,24 @@ would read them, ``cli_checks`` refuses them rather than ignore them."""
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """``play.py``'s options; ``model_options`` lists those of ``MODEL_OPTIONS`` written on the
-    command line, whatever their values (one at its default value too: it was asked for)."""
+    command line, whatever their values (one at its default value too: it was asked for).
+    Without ``--game``, the game is the one ``--model``'s run folder trained (its
+    ``config.yaml``), else ``DEFAULT_GAME``: ``--model RUN`` plays the run, whatever its game."""
     parser = build_parser()
     # argparse leaves an attribute already in the namespace alone unless the option is
     # written, so a marker tells the written options from the defaults.
     unset = object()
-    args = parser.parse_args(argv, argparse.Namespace(**dict.fromkeys(MODEL_OPTIONS, unset)))
+    written = argparse.Namespace(**dict.fromkeys([*MODEL_OPTIONS, "game"], unset))
+    args = parser.parse_args(argv, written)
     args.model_options = []
     for dest, flag in MODEL_OPTIONS.items():
         if getattr(args, dest) is unset:
             setattr(args, dest, parser.get_default(dest))
         else:
             args.model_options.append(flag)
+    if args.game is unset:
+        trained = run_game(args.model)
+        args.game = game_spec(*trained) if trained else parser.get_default("game")
     return args
 
 
