@@ -25,9 +25,8 @@ from .report_records import ReportError, read_metrics, read_search_measures
 from .report_strength import cpu_hours, hours_label, strength_table
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m alphazero.report``: returns the exit code (0 written, 2 bad options or a
-    run folder it cannot read)."""
+def _parser() -> NumbersParser:
+    """The command line of ``python -m alphazero.report``."""
     parser = NumbersParser(
         prog="python -m alphazero.report",
         description="Draw a run's losses, its Elo against the evaluation ladder and its "
@@ -49,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         "--output",
         type=Path,
         default=None,
-        help="PNG path (default: RUN_DIR/report.png; required with several runs)",
+        help="PNG path (default: RUN_DIR/report.png, but NAME_report.png in the current "
+        "directory for a run shipped in the repository, checkpoints/pretrained/NAME or "
+        "checkpoints/in_progress/NAME; required with several runs)",
     )
     parser.add_argument(
         "--hours",
@@ -65,7 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         "where metrics.jsonl records cpu_seconds, the axis label says which; the iteration "
         "on the top axis) or the iteration (also where no CPU hours are recorded)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m alphazero.report``: returns the exit code (0 written, 2 bad options or a
+    run folder it cannot read)."""
+    args = _parser().parse_args(argv)
     if len(args.run_dirs) > 1 and args.output is None:
         print("error: with several runs, say where the PNG goes: -o PATH", file=sys.stderr)
         return 2
@@ -87,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     (run_dir,) = args.run_dirs
     records = next(iter(runs.values()))
-    output = args.output or run_dir / "report.png"
+    output = args.output or default_output(run_dir)
     try:
         searched = read_search_measures(run_dir)
     except ReportError as error:
@@ -106,6 +113,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nevaluations of {run_dir.name} ({label or 'CPU hours not recorded'})")
         print("\n".join(strength_table(records)))
     return 0
+
+
+SHIPPED = ("pretrained", "in_progress")
+"""The folders of ``checkpoints/`` whose runs are part of the repository."""
+
+
+def default_output(run_dir: Path) -> Path:
+    """Where one run's PNG goes without ``-o``: ``report.png`` in the run folder, beside its
+    metrics; for a run shipped in the repository (``checkpoints/pretrained/NAME``,
+    ``checkpoints/in_progress/NAME``), ``NAME_report.png`` in the current directory instead,
+    so that drawing a shipped run's curves adds no file to the checkout."""
+    folder = run_dir.resolve()
+    if folder.parent.name in SHIPPED and folder.parent.parent.name == "checkpoints":
+        return Path(f"{folder.name}_report.png")
+    return run_dir / "report.png"
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ class ReportError(ValueError):
 def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
     """The run's ``metrics.jsonl``, one record an iteration, oldest first; at least one."""
     path = run_dir / "metrics.jsonl"
+    if not run_dir.is_dir():
+        missing = "no such folder" if not run_dir.exists() else "not a folder"
+        raise ReportError(f"{run_dir}: {missing} (give a run folder from train.py)")
     if not path.is_file():
         raise ReportError(f"{run_dir}: no metrics.jsonl (is it a run folder from train.py?)")
     records = _read_jsonl(path)

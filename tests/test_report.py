@@ -42,6 +42,43 @@ def test_report_on_a_folder_without_metrics_is_one_line(tmp_path):
     assert result.stderr.count("\n") == 1 and "metrics.jsonl" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("nowhere", "no such folder"), ("metrics.jsonl", "not a folder")],
+)
+def test_report_on_a_folder_that_is_not_there_says_so(tmp_path, capsys, name, message):
+    from alphazero.report import main
+
+    (tmp_path / "metrics.jsonl").write_text(json.dumps(record(1, None)) + "\n")
+    assert main([str(tmp_path / name)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / name}: {message} (give a run folder from train.py)\n"
+    )
+
+
+def test_a_shipped_runs_report_goes_to_the_current_directory_not_into_the_checkout(
+    tmp_path, monkeypatch, capsys
+):
+    from alphazero.report import main
+
+    lines = [json.dumps(record(i, 10.0 * i)) for i in range(1, 4)]
+    for shipped in ("pretrained", "in_progress"):
+        run = tmp_path / "checkpoints" / shipped / "game"
+        run.mkdir(parents=True)
+        (run / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        here = tmp_path / f"here_{shipped}"
+        here.mkdir()
+        monkeypatch.chdir(here)
+        assert main([str(run)]) == 0
+        assert capsys.readouterr().out.startswith("wrote game_report.png")
+        assert (here / "game_report.png").is_file() and not (run / "report.png").exists()
+    own = tmp_path / "checkpoints" / "game"  # a run of one's own: its report beside it
+    own.mkdir()
+    (own / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+    assert main([str(own)]) == 0
+    assert (own / "report.png").is_file()
+
+
 def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsys):
     from alphazero.report import main
 
