@@ -218,7 +218,7 @@ def test_train_py_into_a_file_writes_whole_lines_and_no_bar_redraws(tmp_path):
     ) and lines[1].endswith(" weights); evaluation every 2 against random")
     assert re.fullmatch(
         r"first games: 6 in \d+:\d\d; at that pace self-play alone takes about \d+:\d\d for "
-        r"the 3 iterations left .*", lines[2]
+        r"the 2 iterations left .*", lines[2]
     )  # fmt: skip
     assert lines[4] == "rating the evaluation ladder: random"
     summaries = [line for line in lines if line.startswith("iteration")]

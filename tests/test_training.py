@@ -492,15 +492,34 @@ def test_resuming_a_finished_run_says_it_finished_and_how_to_train_further(tmp_p
     assert state.iteration == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1, lines
-    assert f"{run} has finished its 1 iterations" in lines[0]
+    assert f"{run} has finished its 1 iteration" in lines[0]
     assert f"raise `iterations` in {run / 'config.yaml'}" in lines[0]
     assert "--iterations 5" in lines[0]  # it counts this session's iterations, not the run's
+
+
+@pytest.mark.parametrize(
+    ("iteration", "left"),
+    [(1, "for the 2 iterations left ("), (2, "for the 1 iteration left ("), (3, None)],
+)
+def test_the_first_estimate_counts_the_iterations_after_the_one_just_played(iteration, left):
+    from alphazero.selfplay.results import SelfPlayStats
+    from alphazero.training.loop import _first_estimate
+
+    config = tiny_config(iterations=3)  # 6 games an iteration: a minute each at this pace
+    line = _first_estimate(config, iteration, SelfPlayStats(games=6, seconds=60.0))
+    if left is None:
+        assert line == "first games: 6 in 1:00; the run's last iteration, so its self-play is done"
+    else:
+        minutes = 3 - iteration
+        assert line.startswith(f"first games: 6 in 1:00; at that pace self-play alone takes "
+                               f"about {minutes}:00 {left}")  # fmt: skip
 
 
 def test_a_run_that_ends_says_so_and_where_its_best_model_is(tmp_path, capsys):
     run = tmp_path / "run"
     train(tiny_config(iterations=2), run, max_iterations=1)
     last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("stopped after this session's 1 iteration: ")
     assert "holds iteration 1 of 2" in last and "--resume" in last
     train(tiny_config(iterations=2), run, resume=True)
     last = capsys.readouterr().out.strip().splitlines()[-1]
@@ -794,7 +813,7 @@ def test_resume_with_a_config_that_differs_from_the_run_warns(tmp_path):
     result = run_cli("--resume", "--config", str(config_path), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert f"warning: {config_path} differs from checkpoints/tiny/config.yaml" in result.stderr
-    assert "has finished its 1 iterations" in result.stderr
+    assert "has finished its 1 iteration" in result.stderr
 
 
 def test_resume_of_a_renamed_run_folder_with_the_same_settings_does_not_warn(tmp_path):
@@ -805,7 +824,7 @@ def test_resume_of_a_renamed_run_folder_with_the_same_settings_does_not_warn(tmp
     result = run_cli("--resume", "--config", str(config_path), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr
-    assert "has finished its 1 iterations" in result.stderr
+    assert "has finished its 1 iteration" in result.stderr
 
 
 def test_a_ladder_model_of_another_game_stops_the_run_at_its_start(tmp_path):

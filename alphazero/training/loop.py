@@ -213,14 +213,15 @@ def _self_play(
 def _first_estimate(config: Config, iteration: int, stats: SelfPlayStats) -> str:
     """The run's self-play time at the pace of this session's first games: what the run will
     cost, said before its first iteration ends (the run ETA needs a whole timed iteration)."""
-    per_game = stats.seconds / stats.games
-    left = config.iterations - iteration + 1
-    seconds = per_game * config.selfplay.games_per_iteration * left
+    first = f"first games: {stats.games:,} in {progress_bars.format_seconds(stats.seconds)}"
+    left = config.iterations - iteration  # this iteration's games are played
+    if not left:
+        return f"{first}; the run's last iteration, so its self-play is done"
+    seconds = stats.seconds / stats.games * config.selfplay.games_per_iteration * left
     return (
-        f"first games: {stats.games:,} in {progress_bars.format_seconds(stats.seconds)}; at "
-        f"that pace self-play alone takes about {progress_bars.format_seconds(seconds)} for "
-        f"the {left} iterations left (training and evaluation add to it; the run ETA follows "
-        "once an iteration has been timed)"
+        f"{first}; at that pace self-play alone takes about "
+        f"{progress_bars.format_seconds(seconds)} for the {_iterations(left)} left (training "
+        "and evaluation add to it; the run ETA follows once an iteration has been timed)"
     )
 
 
@@ -316,14 +317,19 @@ def _end_line(s: Session, max_iterations: int | None) -> str:
     run, config, state = s.run, s.config, s.state
     if state.iteration >= config.iterations:
         return (
-            f"finished: {run.path} has trained its {config.iterations} iterations "
+            f"finished: {run.path} has trained its {_iterations(config.iterations)} "
             f"({state.games} games); the best model is {run.path / BEST_FILE}"
         )
     return (
-        f"stopped after this session's {max_iterations} iterations: {run.path} holds "
+        f"stopped after this session's {_iterations(max_iterations or 0)}: {run.path} holds "
         f"iteration {state.iteration} of {config.iterations}; continue with: "
         f"python train.py --resume --run-dir {run.path}"
     )
+
+
+def _iterations(count: int) -> str:
+    """``1 iteration``, ``2 iterations``."""
+    return f"{count} iteration{'s' * (count != 1)}"
 
 
 def _after(

@@ -196,7 +196,8 @@ def plan_line(config: Config, model: Any) -> str:
         else "no evaluation"
     )
     return (
-        f"plan: {config.iterations:,} iterations of {selfplay.games_per_iteration:,} self-play "
+        f"plan: {config.iterations:,} iteration{'s' * (config.iterations != 1)} of "
+        f"{selfplay.games_per_iteration:,} self-play "
         f"games ({moves}) and {training}; network {network.blocks} residual "
         f"block{'s' * (network.blocks != 1)} x {network.filters} channels "
         f"({model.count_params():,} weights); {evaluation}"
@@ -232,7 +233,8 @@ def _kept_line(pending: PendingGames, config: Config) -> str:
 def _finished_line(run_path: Path, done: int, config: Config, max_iterations: int | None) -> str:
     """Why resuming a finished run does nothing, and what would make it train on."""
     line = (
-        f"{run_path} has finished its {config.iterations} iterations"
+        f"{run_path} has finished its {config.iterations} "
+        f"iteration{'s' * (config.iterations != 1)}"
         + (f" (it holds iteration {done})" if done != config.iterations else "")
         + f"; raise `iterations` in {run_path / CONFIG_FILE} to train further"
     )
