@@ -826,6 +826,18 @@ def test_game_names_sizes_and_aliases():
         parse_game("gomoku:size=\u00b2")  # "²" is a digit to str.isdigit, not to int()
 
 
+def test_help_lists_every_short_name_of_game_and_each_one_plays_its_game():
+    from alphazero.play.game_aliases import GAME_ALIASES
+    from alphazero.play.option_help import games_help
+
+    _, rows = games_help()
+    listed = dict(rows)["short names"]
+    for alias, (name, params) in GAME_ALIASES.items():
+        assert re.search(rf"(^|, ){alias}(,|$)", listed), (alias, listed)
+        assert parse_game(alias) == (name, params)
+    assert "dots" in GAME_ALIASES and parse_game("dots") == ("dots_and_boxes", {})
+
+
 def test_thought_lines_and_records():
     thought = Thought(
         action=3,

@@ -9,15 +9,16 @@ import argparse
 from ..evaluation.player_specs import SPEC_FORMS
 from ..games import GAMES, game_params, make, view_for
 from .defaults import DEFAULT_GAME
+from .game_aliases import GAME_ALIASES
 from .records import SAVE_HELP
 from .text import fill, two_columns
 
 SHORT_NAMES_HELP = (
     "short names",
-    "c4, ttt, boxes, gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)",
+    ", ".join(GAME_ALIASES) + ", gomoku6 (6x6, four in a row), gomoku8 and gomoku15 (five)",
 )
-"""The games' help row for the short names that ``options.GAME_ALIASES`` and ``parse_game``
-read; written out by hand, so a new short name is added to both."""
+"""The games' help row for the short names ``options.parse_game`` reads: those of
+``GAME_ALIASES``, then examples of its ``gomokuN`` rule."""
 
 PROMPT_HELP = (
     "at the prompt: a move, or",

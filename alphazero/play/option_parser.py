@@ -52,7 +52,8 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_GAME,
         metavar="NAME[:k=v,...]",
         help="the game and its size, e.g. connect4, tictactoe, gomoku (15x15, five in a row), "
-        "gomoku:size=8,n_in_row=5, gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4)",
+        "gomoku:size=8,n_in_row=5, gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4, "
+        "or the game of --model's run)",
     )
     group.add_argument(
         "--model",
@@ -60,10 +61,12 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="PATH",
         help="the model to play against (and to ask for hints): a run folder (its "
-        "best.keras) or a .keras file (default: the shipped run in checkpoints/pretrained/ of "
-        "this folder, else of this project, else a run of train.py in checkpoints/ that has "
-        "saved a model; each must train this game with these parameters, and a folder named "
-        f"after the game is tried first; with none, you play the baseline {FALLBACK_OPPONENT})",
+        "best.keras; without --game, the run's game is played) or a .keras file (default: a "
+        "shipped run from checkpoints/pretrained/ in the current directory, else in the "
+        "project play.py is part of, else a run of train.py in checkpoints/ in the current "
+        "directory that has saved a model; each must train this game with these parameters, "
+        "and a folder named after the game is tried first; with none, you play the baseline "
+        f"{FALLBACK_OPPONENT})",
     )
 
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..games import make
+from .game_aliases import GAME_ALIASES
 from .models import game_spec, run_game
 from .option_parser import build_parser
 from .records import records_problem
@@ -54,18 +55,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-GAME_ALIASES: dict[str, tuple[str, dict[str, int]]] = {
-    "ttt": ("tictactoe", {}),
-    "c4": ("connect4", {}),
-    "boxes": ("dots_and_boxes", {}),
-    "dots": ("dots_and_boxes", {}),
-}
-"""Short names for ``--game``; ``gomokuN`` (N x N, five in a row from 8 up, else four, or N
-below 4) too."""
-
-
 def parse_game(text: str) -> tuple[str, dict[str, int]]:
-    """``name[:key=value,...]`` or a short name -> ``(name, params)``; validated.
+    """``name[:key=value,...]`` or a short name (``GAME_ALIASES``, ``gomokuN``) ->
+    ``(name, params)``; validated.
 
     Raises ``ValueError`` (or a ``GameError``) with a one-line reason.
     """
