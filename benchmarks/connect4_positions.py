@@ -50,8 +50,8 @@ from alphazero.evaluation.solved_positions import (
 from alphazero.games import make
 from alphazero.network.engines import ENGINES, EngineError
 from alphazero.network.model import InferenceModel
-from alphazero.report_records import SEARCH_MEASURES, ReportError, read_metrics
-from alphazero.report_strength import cpu_hours
+from alphazero.report.records import SEARCH_MEASURES, ReportError, read_metrics
+from alphazero.report.strength import cpu_hours
 from alphazero.search import symmetric_policy
 from alphazero.training.checkpoints import load_model
 from alphazero.training.metrics import append_jsonl

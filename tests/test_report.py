@@ -47,7 +47,7 @@ def test_report_on_a_folder_without_metrics_is_one_line(tmp_path):
     [("nowhere", "no such folder"), ("metrics.jsonl", "not a folder")],
 )
 def test_report_on_a_folder_that_is_not_there_says_so(tmp_path, capsys, name, message):
-    from alphazero.report import main
+    from alphazero.report.command import main
 
     (tmp_path / "metrics.jsonl").write_text(json.dumps(record(1, None)) + "\n")
     assert main([str(tmp_path / name)]) == 2
@@ -59,7 +59,7 @@ def test_report_on_a_folder_that_is_not_there_says_so(tmp_path, capsys, name, me
 def test_a_shipped_runs_report_goes_to_the_current_directory_not_into_the_checkout(
     tmp_path, monkeypatch, capsys
 ):
-    from alphazero.report import main
+    from alphazero.report.command import main
 
     lines = [json.dumps(record(i, 10.0 * i)) for i in range(1, 4)]
     for shipped in ("pretrained", "in_progress"):
@@ -80,7 +80,7 @@ def test_a_shipped_runs_report_goes_to_the_current_directory_not_into_the_checko
 
 
 def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsys):
-    from alphazero.report import main
+    from alphazero.report.command import main
 
     with pytest.raises(SystemExit) as exit:
         main([str(tmp_path), str(tmp_path), "-o", str(tmp_path / "r.png"), "--hours", "all"])
@@ -89,7 +89,7 @@ def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsy
 
 
 def test_cpu_hours_count_selfplay_and_training_or_the_recorded_total():
-    from alphazero.report_strength import cpu_hours
+    from alphazero.report.strength import cpu_hours
 
     old = [{"selfplay": {"cpu_seconds": 1800}, "train_seconds": 1800}] * 2
     assert cpu_hours(old) == [1.0, 2.0]
@@ -207,7 +207,7 @@ def test_positions_record_of_a_run_folder_measures_the_latest_model_not_best(tmp
 
 
 def test_a_search_measure_without_its_figures_is_one_line(tmp_path):
-    from alphazero.report_records import ReportError, read_search_measures
+    from alphazero.report.records import ReportError, read_search_measures
 
     (tmp_path / "solved_positions_search.jsonl").write_text('{"iteration": 3}\n')
     with pytest.raises(ReportError, match="line 1 lacks cpu_hours, search_correct, simulations"):
@@ -226,8 +226,8 @@ def test_a_run_of_one_iteration_says_not_enough_iterations_yet(tmp_path):
 
 def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_path):
     from alphazero.evaluation.ladder import ELO_BOUND
-    from alphazero.report_figure import draw
-    from alphazero.report_strength import capped
+    from alphazero.report.figure import draw
+    from alphazero.report.strength import capped
 
     records = [record(i, elo) for i, elo in ((1, 300.0), (2, ELO_BOUND), (3, 700.0))]
     shown = draw(records, tmp_path / "r.png", "sweep")
@@ -238,7 +238,7 @@ def test_a_clean_sweep_is_marked_above_the_elo_scale_not_drawn_at_the_cap(tmp_pa
 
 
 def test_one_run_shows_its_solved_positions_and_scores_with_their_interval(tmp_path):
-    from alphazero.report_figure import draw
+    from alphazero.report.figure import draw
 
     records = [
         {**record(i, 100.0 * i), "connect4_positions": {"policy_correct": 0.5 + 0.1 * i,
@@ -282,7 +282,7 @@ def _strength_lines(fig) -> dict[str, list]:
 
 
 def test_one_run_draws_its_strength_against_the_cpu_hours_it_had_spent():
-    from alphazero.report_figure import figure
+    from alphazero.report.figure import figure
 
     records = [spent(i, 100.0 * i if i % 2 == 0 else None, TOTALS[i]) for i in TOTALS]
     fig, _ = figure(records, "hours")
@@ -304,7 +304,7 @@ def test_one_run_draws_its_strength_against_the_cpu_hours_it_had_spent():
 
 
 def test_the_hours_label_says_what_the_metrics_counted():
-    from alphazero.report_strength import cpu_hours, hours_label
+    from alphazero.report.strength import cpu_hours, hours_label
 
     old = [{"selfplay": {"cpu_seconds": 1800.0}, "train_seconds": 1800.0}] * 2
     assert hours_label(old).endswith("self-play CPU + training wall time (evaluation not recorded)")

@@ -3,15 +3,15 @@ each run's share of correct moves on the solved Connect Four positions against t
 it had spent, the measure of learning per unit of compute: a line for the raw policy (measured
 by the run itself, ``evaluation.solved_positions``) and markers for the measures with search
 that ``benchmarks/connect4_positions.py --record`` added to the run's
-``solved_positions_search.jsonl`` (``report_records.SEARCH_MEASURES``)."""
+``solved_positions_search.jsonl`` (``records.SEARCH_MEASURES``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from .report_records import ReportError
-from .report_strength import cpu_hours
+from .records import ReportError
+from .strength import cpu_hours
 
 
 def draw_correct_moves(

@@ -5,7 +5,7 @@ them, the correct moves on the solved positions (the raw policy, the value head'
 any measures with search); the Elo of each evaluated checkpoint against the run's fixed ladder,
 a clean sweep marked above the scale (its Elo is the bound, not a measure); and the score
 against each ladder opponent with its 95% interval. The panels share one x axis: the CPU hours
-the run had spent where its metrics record them (``report_strength.hours_label`` says what
+the run had spent where its metrics record them (``strength.hours_label`` says what
 they count), the iteration on the top axis; else, or with ``x="iteration"``, the iteration.
 A run of one iteration gets a note that the curves need more.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .report_strength import capped, cpu_hours, hours_label
+from .strength import capped, cpu_hours, hours_label
 
 MIN_ITERATIONS = 2
 """Iterations a curve needs: with fewer the report says so rather than draw empty axes."""
@@ -55,7 +55,7 @@ def figure(
     x: str = "cpu-hours",
 ) -> tuple[Any, list[str]]:
     """The run's panels: losses; the solved positions when the run measured them (with
-    ``searched``, its models measured with search: ``report_records.SEARCH_MEASURES``); the
+    ``searched``, its models measured with search: ``records.SEARCH_MEASURES``); the
     Elo against the ladder; the score against each opponent with its 95% interval. With
     ``x="cpu-hours"`` and metrics that record them (``hours_label``), against the CPU hours the
     run had spent, the iteration on the top axis; else against the iteration. Returns the

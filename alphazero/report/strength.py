@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .evaluation.ladder import ELO_BOUND
+from ..evaluation.ladder import ELO_BOUND
 
 
 def cpu_hours(records: list[dict[str, Any]]) -> list[float]:

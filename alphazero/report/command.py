@@ -1,16 +1,16 @@
 """Draw a training run's curves as a PNG: ``python -m alphazero.report RUN_DIR``.
 
-One run: its panels (``report_figure``: losses, the solved positions on Connect Four runs that
+One run: its panels (``figure``: losses, the solved positions on Connect Four runs that
 measure them, the Elo against the ladder, the score against each opponent) against the CPU
-hours it had spent where its metrics record them (``report_strength.hours_label`` says what
+hours it had spent where its metrics record them (``strength.hours_label`` says what
 they count), else, or with ``--x iteration``, against the iteration; its evaluations are
-printed as a table as well (``report_strength.strength_table``).
+printed as a table as well (``strength.strength_table``).
 
-Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead (``report_compare``): each
+Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead (``compare``): each
 run's share of correct moves on the solved Connect Four positions against the CPU hours it had
 spent, the raw policy's as a line and any measures with search as markers.
 
-What is read from a run folder, and its one-line errors, is ``report_records``'.
+What is read from a run folder, and its one-line errors, is ``records``'.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .config.command_line import NumbersParser, number
-from .report_compare import draw_correct_moves
-from .report_figure import MIN_ITERATIONS, X_AXES, draw
-from .report_records import ReportError, read_metrics, read_search_measures
-from .report_strength import cpu_hours, hours_label, strength_table
+from ..config.command_line import NumbersParser, number
+from .compare import draw_correct_moves
+from .figure import MIN_ITERATIONS, X_AXES, draw
+from .records import ReportError, read_metrics, read_search_measures
+from .strength import cpu_hours, hours_label, strength_table
 
 
 def _parser() -> NumbersParser:
@@ -128,7 +128,3 @@ def default_output(run_dir: Path) -> Path:
     if folder.parent.name in SHIPPED and folder.parent.parent.name == "checkpoints":
         return Path(f"{folder.name}_report.png")
     return run_dir / "report.png"
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m alphazero.report``."""
+
+import sys
+
+from .command import main
+
+sys.exit(main())
