@@ -12,6 +12,9 @@
    "moves<TAB>score<TAB>s1 ... s7" (sK the mover's score after playing column K, x if full).
    With --threats it solves nothing and writes "moves<TAB>w<TAB>t": w 1 if the mover can win
    at once, t 1 if the opponent could (the mover must block).
+   With --sign it writes "moves<TAB>r", the position's result for the mover (1, 0 or -1) and no
+   move's: one search instead of one a move, a cheap first pass to pick the positions worth
+   --weak (experiments/connect4_drawn_openings.py).
    With --classes it writes "moves<TAB>c1...c7", the result of each column for the mover: W a
    win, D a draw, L a loss, N not a win (a draw or a loss, in a won position), . a full column
    (experiments/connect4_pons_solve.py). It solves the position's sign first: if it is lost,
@@ -214,8 +217,9 @@ int main(int argc, char **argv) {
   int weak = argc == 2 && strcmp(argv[1], "--weak") == 0;
   int threats = argc == 2 && strcmp(argv[1], "--threats") == 0;
   int classes = argc == 2 && strcmp(argv[1], "--classes") == 0;
-  if (argc > 2 || (argc == 2 && !weak && !threats && !classes)) {
-    fprintf(stderr, "usage: connect4_solver [--weak | --threats | --classes] < moves\n");
+  int sign_only = argc == 2 && strcmp(argv[1], "--sign") == 0;
+  if (argc > 2 || (argc == 2 && !weak && !threats && !classes && !sign_only)) {
+    fprintf(stderr, "usage: connect4_solver [--weak | --threats | --classes | --sign] < moves\n");
     return 2;
   }
   table_keys = calloc(TABLE_SIZE, sizeof *table_keys);
@@ -242,6 +246,11 @@ int main(int argc, char **argv) {
     if (threats) {
       u64 theirs = winning_cells(p.current ^ p.mask, p.mask) & playable(&p);
       printf("%s\t%d\t%d\n", line, wins_at_once(&p), theirs != 0);
+      fflush(stdout);
+      continue;
+    }
+    if (sign_only) { /* a weak solve's score can be any bound beyond the window: its sign */
+      printf("%s\t%d\n", line, p.moves == CELLS ? 0 : sign(solve(&p, 1)));
       fflush(stdout);
       continue;
     }
