@@ -33,6 +33,7 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.evaluation.model_search import play_search, trained_search
+from alphazero.evaluation.pons_positions import wilson_interval
 from alphazero.evaluation.solved_positions import (
     SolvedPosition,
     SolvedPositionsError,
@@ -134,8 +135,10 @@ def summarize(readings: list[Reading], budgets: list[int]) -> None:
             gaps = [q_gap(r, budget) for r in wrong]
             gaps = [g for g in gaps if g is not None]
             gap = f", Q gap (chosen - best correct) median {np.median(gaps):+.3f}" if gaps else ""
+            low, high = wilson_interval(len(wrong), len(group))
             print(
-                f"  {budget:>6} sims: {len(wrong)} mistakes ({len(wrong) / len(group):.1%}); "
+                f"  {budget:>6} sims: {len(wrong)} mistakes ({len(wrong) / len(group):.1%}, "
+                f"95% interval {low:.1%}-{high:.1%}); "
                 f"of them prior wrong {from_prior}, one-ply value wrong {from_value}{gap}"
             )
 
