@@ -1,8 +1,8 @@
 """A development set of Connect Four openings weighted to drawn positions (issue 60).
 
 ``docs/research/connect4_openings.md`` finds the shipped model's mistakes in drawn openings,
-but the first development set (``connect4_openings_dev.tsv``) holds 47 drawn positions of 576:
-semi-random games seldom stop drawn, and 47 cannot tell recipes apart. This draws openings the
+but the first development set (``connect4_openings_dev.tsv``) holds 44 drawn positions of 563:
+semi-random games seldom stop drawn, and 44 cannot tell recipes apart. This draws openings the
 way ``connect4_fresh_positions.py`` does (its semi-random games: half random moves and half
 ``uct:300``'s, none won at once by the mover), the lengths taken in turn within ``--lengths``,
 and keeps every drawn position and, of each length, as many won ones as drawn ones (lost
