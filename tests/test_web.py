@@ -31,9 +31,11 @@ from alphazero.evaluation.model_search import PlaySearch
 from alphazero.games import make, view_for
 from alphazero.play import web
 from alphazero.play.cli import main
-from alphazero.play.web import MAX_BODY, STATIC_FILES, host_warning, page_url
+from alphazero.play.web import host_warning, page_url
 from alphazero.play.web_app import WebApp
 from alphazero.play.web_networks import Networks
+from alphazero.play.web_request import MAX_BODY
+from alphazero.play.web_server import STATIC_FILES
 
 PLAY = Path(__file__).resolve().parents[1] / "play.py"
 

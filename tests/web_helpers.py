@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from alphazero.games.base import Game
-from alphazero.play.web import WebServer
 from alphazero.play.web_app import WebApp
+from alphazero.play.web_server import WebServer
 
 
 @contextmanager

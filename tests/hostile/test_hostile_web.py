@@ -29,10 +29,10 @@ from web_helpers import FakeNetwork, call, running
 
 from alphazero.games.base import Game
 from alphazero.play import web_app, web_searches
-from alphazero.play.web import LISTEN_BACKLOG, WebServer
 from alphazero.play.web_app import WebApp
 from alphazero.play.web_networks import Networks
 from alphazero.play.web_searches import SEARCH_WORKERS
+from alphazero.play.web_server import LISTEN_BACKLOG, WebServer
 
 PLAY = Path(__file__).resolve().parents[2] / "play.py"
 LONG = 50_000

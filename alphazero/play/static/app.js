@@ -1,5 +1,6 @@
 // Play in the browser: draws the board of every game as SVG, sends the person's clicks to the
-// server (alphazero/play/web.py) and shows what the model thought. Plain JavaScript, no build.
+// server (alphazero/play/web_server.py) and shows what the model thought. Plain JavaScript, no
+// build.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
