@@ -13,7 +13,9 @@ import pytest
 
 from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.games import make, view_for
-from alphazero.play.models import default_model
+from alphazero.play import models
+from alphazero.play.models import config_game, default_model
+from alphazero.play.options import parse_game
 from alphazero.training.checkpoints import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +88,45 @@ def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_ho
     assert [view_for(game).format_move(a) for a in holds] == ["c3"]
     player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku", game, simulations=200)
     assert player(game) in holds
+
+
+def test_gomoku_plays_a_shipped_15x15_folder_not_the_6x6_one_named_gomoku(tmp_path, monkeypatch):
+    """``--game gomoku`` is 15x15 five in a row (issue 59 item 5), and ``pretrained/gomoku``, the
+    folder tried first for it, holds the 6x6 model: a folder whose config trains 15x15 is found
+    beside it, in the working folder's pretrained dir or in the checkout's."""
+
+    def ship(base: Path, folder: str, size: int, n_in_row: int) -> Path:
+        (base / folder).mkdir(parents=True)
+        params = f"{{size: {size}, n_in_row: {n_in_row}}}"
+        (base / folder / "config.yaml").write_text(f"game:\n  name: gomoku\n  params: {params}\n")
+        return base / folder
+
+    here = Path("checkpoints", "pretrained")
+    checkout = tmp_path / "checkout" / "checkpoints" / "pretrained"
+    monkeypatch.setattr(models, "PROJECT_PRETRAINED_DIR", checkout)  # not this checkout's
+    monkeypatch.chdir(tmp_path)
+    six = ship(here, "gomoku", 6, 4)
+    name, params = parse_game("gomoku")
+    assert name == "gomoku" and make(name, **params).params == {"size": 15, "n_in_row": 5}
+    assert default_model(name, params) is None  # the 6x6 model is not the 15x15 one
+
+    fifteen = ship(checkout, "gomoku_15x15", 15, 5)  # play.py run from another folder
+    for spec in ("gomoku", "gomoku15", "gomoku:size=15,n_in_row=5"):
+        assert default_model(*parse_game(spec)) == fifteen, spec
+    assert default_model(*parse_game("gomoku6")) == six
+    mine = ship(here, "gomoku_15x15", 15, 5)
+    assert default_model(name, params) == mine  # the working folder's first, as for any game
+
+
+def test_the_committed_15x15_run_trains_the_board_gomoku_plays():
+    """The 15x15 run, committed in ``checkpoints/in_progress`` while it trains and shipped in
+    ``checkpoints/pretrained`` once done, is the board ``--game gomoku`` plays: shipped, it is
+    the default (the test above; ``test_shipped_model_plays_legal_moves_and_is_the_default``)."""
+    runs = [p for p in SHIPPED + IN_PROGRESS if p.name == "gomoku_15x15"]
+    assert runs, "checkpoints/in_progress/gomoku_15x15 or checkpoints/pretrained/gomoku_15x15"
+    name, params = parse_game("gomoku")
+    for run in runs:
+        assert config_game(run / "config.yaml") == (name, make(name, **params).params), run
 
 
 def test_no_config_in_configs_meets_a_committed_run_in_its_run_folder():
