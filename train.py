@@ -23,9 +23,9 @@ DEFAULT_CONFIG = Path("configs/connect4.yaml")
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     # A bad --iterations is one line naming it, as play.py's numbers are.
-    from alphazero.config.command_line import NumbersParser, integer
+    from alphazero.config.command_line import OneLineParser, integer
 
-    parser = NumbersParser(
+    parser = OneLineParser(
         description="Train an AlphaZero agent by self-play. Each iteration plays games against "
         "itself, trains the network on the replay buffer and writes a checkpoint to the run "
         "folder (resolved config, metadata.json, models, replay buffer, metrics.jsonl, "

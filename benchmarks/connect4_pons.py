@@ -42,6 +42,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.evaluation.player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
@@ -207,7 +208,7 @@ def row(label: str, spec: str, records: Sequence[dict[str, Any]], total: int) ->
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--model", type=Path, help="a run folder (its best.keras) or a .keras file")
     who.add_argument(

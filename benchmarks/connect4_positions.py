@@ -28,7 +28,6 @@ hold, scored by sign only): a check that a model's figures do not rest on the 1,
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -37,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.model_search import play_search, trained_search
 from alphazero.evaluation.solved_positions import (
     STAGES,
@@ -59,7 +59,7 @@ from alphazero.training.run_errors import CheckpointError
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="run folder or .keras file")
     parser.add_argument("--sims", type=int, default=800, help="simulations per move with search")
     parser.add_argument(

@@ -21,7 +21,6 @@ Both at ``--sims`` 800, play.py's default. Run:
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.games import make
@@ -46,7 +46,7 @@ DEFAULT_MODEL = Path("checkpoints", "pretrained", "connect4")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model",
         type=Path,

@@ -18,13 +18,13 @@ collection. ``--bare`` leaves TensorFlow out. Rounds alternate the algorithms; m
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import Game, make
 from alphazero.search import Node, Policy, RootNoise, SearchParams, search
 
@@ -97,7 +97,7 @@ def measure(name: str, games: int, moves: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--moves", type=int, default=4, help="moves per game and round")
     parser.add_argument(

@@ -44,6 +44,7 @@ import time
 import numpy as np
 
 from alphazero.config import ConfigError, NetworkConfig
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 from alphazero.network.model import InferenceModel, build_network
 from alphazero.search import Node, Policy, RootNoise, SearchParams, search
@@ -196,7 +197,7 @@ def workers_benchmark(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--network",
         default="64x5",

@@ -67,6 +67,8 @@ from unittest import mock
 
 import numpy as np
 
+from alphazero.config.command_line import OneLineParser
+
 if TYPE_CHECKING:
     import keras
 
@@ -468,7 +470,7 @@ def _steps_per_iteration(folder: Path) -> int | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "configs",
         nargs="*",

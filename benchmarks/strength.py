@@ -21,13 +21,13 @@ strength markers. Regenerate them all with:
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 import time
 from pathlib import Path
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import MatchResult, play_match
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import PlaySearch
@@ -107,7 +107,7 @@ def render(results: dict[str, dict]) -> tuple[str, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--games",
         type=int,

@@ -147,6 +147,32 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
     assert committed(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("script", "args", "message"),
+    [
+        ("connect4_pons.py", ["--clock", "sundial"], "--clock: expected wall or cpu"),
+        ("connect4_pons.py", ["--sets", "end-easy", "x"], "--sets: expected beginning-easy, "),
+        ("connect4_positions.py", ["--model", "x", "--search", "mcts"], "--search: expected"),
+        ("connect4_positions.py", ["--model", "x", "--precision", "16"], "--precision: "),
+        ("connect4_positions.py", ["--model", "x", "--engine", "onnx"], "--engine: expected"),
+        ("play_speed.py", ["--engine", "onnx"], "--engine: expected auto, tensorflow or "),
+        ("search_python.py", ["--only", "mcts"], "--only: expected gumbel or puct"),
+        ("selfplay.py", ["--algorithm", "mcts"], "--algorithm: expected gumbel or puct"),
+        ("selfplay.py", ["--precision", "16"], "--precision: expected auto, float32 or"),
+        ("selfplay_cost.py", ["--only", "all"], "--only: expected selfplay, training, "),
+        ("strength.py", ["--search", "mcts"], "--search: expected puct or gumbel"),
+    ],
+)
+def test_a_bad_choice_is_one_line_naming_the_option_and_its_choices(
+    tmp_path, script, args, message
+):
+    done = run(ROOT / "benchmarks" / script, *args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {message}") and done.stderr.count("\n") == 1, (
+        done.stderr[-2000:]
+    )
+
+
 POSITIONS = str(ROOT / "alphazero" / "data" / "connect4_positions.tsv")
 
 

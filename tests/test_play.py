@@ -396,14 +396,32 @@ def test_a_bad_number_is_one_line_naming_its_option(capsys, options, message):
     assert capsys.readouterr().err == f"error: {message}\n"
 
 
-def test_a_bad_choice_or_an_unknown_option_still_shows_the_usage(capsys):
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--clock", "sundial"], "--clock: expected wall or cpu, got 'sundial'"),
+        (["--color", "x"], "--color: expected auto, always or never, got 'x'"),
+        (["--first", "me"], "--first: expected human, ai or random, got 'me'"),
+        (["--search", "mcts"], "--search: expected puct or gumbel, got 'mcts'"),
+        (["--engine", "onnx"], "--engine: expected auto, tensorflow or openvino, got 'onnx'"),
+    ],
+)
+def test_a_bad_choice_is_one_line_naming_its_option_and_the_choices(capsys, options, message):
     from alphazero.play import cli
 
-    for options in (["--clock", "sundial"], ["--colour", "never"]):
-        with pytest.raises(SystemExit) as exit:
-            cli.main(options)
-        assert exit.value.code == 2
-        assert capsys.readouterr().err.startswith("usage: play.py ")
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--game", "tictactoe", "--p2", "random", *options])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+def test_an_unknown_option_still_shows_the_usage(capsys):
+    from alphazero.play import cli
+
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["--colour", "never"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: play.py ")
 
 
 def test_a_run_with_a_bad_config_is_one_line_before_tensorflow_loads(tmp_path):

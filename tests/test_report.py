@@ -88,6 +88,15 @@ def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsy
     assert capsys.readouterr().err == "error: --hours: expected a number, got 'all'\n"
 
 
+def test_an_x_axis_that_is_none_of_the_choices_is_one_line_naming_them(tmp_path, capsys):
+    from alphazero.report.command import main
+
+    with pytest.raises(SystemExit) as exit:
+        main([str(tmp_path), "--x", "days"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == "error: --x: expected cpu-hours or iteration, got 'days'\n"
+
+
 def test_cpu_hours_count_selfplay_and_training_or_the_recorded_total():
     from alphazero.report.strength import cpu_hours
 

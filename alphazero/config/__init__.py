@@ -5,7 +5,7 @@ wrong types, out-of-range values and removed switches with one ``ConfigError`` l
 names the key. The sections are in ``sections.py``, the reading in ``loading.py``, the
 switches that are gone in ``removed.py``; ``python -m alphazero.config.reference`` writes
 ``docs/configuration.md`` from the sections. ``command_line.py`` gives the command lines'
-numbers the same one-line errors, naming the option.
+numbers and choices the same one-line errors, naming the option.
 """
 
 from .errors import ConfigError

@@ -1,15 +1,17 @@
-"""Numbers typed on a command line (``play.py``, ``train.py``, ``python -m alphazero.report``).
+"""Values typed on a command line (``play.py``, ``train.py``, ``python -m alphazero.report``,
+the benchmarks): numbers and choices.
 
-An option's value that is no number is one line naming the option, as a bad setting in a
-config names its key: ``error: --seed: expected an integer, got 'abc'``, exit code 2, where
-argparse would print its usage block first. Its other errors (an unknown option, a choice
-that is not one) stay argparse's own.
+An option's value that is no number, or not one of the option's choices, is one line naming
+the option, as a bad setting in a config names its key: ``error: --seed: expected an integer,
+got 'abc'``, ``error: --clock: expected wall or cpu, got 'sundial'``, exit code 2, where
+argparse would print its usage block first. Its other errors (an unknown option, a missing
+value) stay argparse's own.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -46,13 +48,32 @@ def number(text: str) -> float:
         raise NumberError(f"expected a number, got {text!r}") from None
 
 
-class NumbersParser(argparse.ArgumentParser):
+class ChoiceError(argparse.ArgumentError):
+    """A value of an option with ``choices`` that is none of them; the message names them and
+    what came."""
+
+
+def _listed(choices: Iterable[object]) -> str:
+    """``wall or cpu``, ``auto, always or never``."""
+    names = [str(choice) for choice in choices]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+class OneLineParser(argparse.ArgumentParser):
     """``ArgumentParser`` whose number options (``type=integer``, ``non_negative_integer``
-    or ``number``) report a bad value in one line naming the option."""
+    or ``number``) and options with ``choices`` report a bad value in one line naming the
+    option."""
 
     def __init__(self, **kwargs: Any) -> None:
-        # Its errors are raised rather than printed, so that parse_args can tell a number's.
+        # Its errors are raised rather than printed, so that parse_args can tell a number's or a
+        # choice's.
         super().__init__(exit_on_error=False, **kwargs)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # argparse's own check words it "invalid choice: ..." in an ArgumentError that
+        # parse_args could not tell from an unknown option's.
+        if action.choices is not None and value not in action.choices:
+            raise ChoiceError(action, f"expected {_listed(action.choices)}, got {value!r}")
 
     def parse_args(  # type: ignore[override]  # only the form that returns a Namespace
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
@@ -61,7 +82,9 @@ class NumbersParser(argparse.ArgumentParser):
             return super().parse_args(args, namespace)
         except argparse.ArgumentError as error:
             # argparse raises its ArgumentError while handling the type's own error, which is
-            # therefore its context: a NumberError is one line, anything else argparse's usual.
-            if isinstance(error.__context__, NumberError) and error.argument_name:
+            # therefore its context: a NumberError or a ChoiceError is one line, anything else
+            # argparse's usual.
+            one_line = isinstance(error, ChoiceError) or isinstance(error.__context__, NumberError)
+            if one_line and error.argument_name:
                 self.exit(2, f"error: {error.argument_name}: {error.message}\n")
             self.error(str(error))

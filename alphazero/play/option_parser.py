@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..config.command_line import NumbersParser, integer, non_negative_integer, number
+from ..config.command_line import OneLineParser, integer, non_negative_integer, number
 from ..evaluation.time_budget import CLOCKS, OPENING_MOVES, OPENING_WEIGHT
 from ..network.engines import ENGINES
 from .defaults import (
@@ -25,7 +25,7 @@ from .text import terminal_width
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``play.py``, its help laid out for the terminal's width."""
-    parser = NumbersParser(
+    parser = OneLineParser(
         prog="play.py",
         formatter_class=HelpFormatter,
         description="Play a game in the terminal against a trained model or a baseline, or "

@@ -18,16 +18,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..config.command_line import NumbersParser, number
+from ..config.command_line import OneLineParser, number
 from .compare import draw_correct_moves
 from .figure import MIN_ITERATIONS, X_AXES, draw
 from .records import ReportError, read_metrics, read_search_measures
 from .strength import cpu_hours, hours_label, strength_table
 
 
-def _parser() -> NumbersParser:
+def _parser() -> OneLineParser:
     """The command line of ``python -m alphazero.report``."""
-    parser = NumbersParser(
+    parser = OneLineParser(
         prog="python -m alphazero.report",
         description="Draw a run's losses, its Elo against the evaluation ladder and its "
         "scores against each opponent as a PNG, against the CPU hours it had spent where "
