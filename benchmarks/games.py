@@ -86,6 +86,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")  # a median of none
+    if not args.seconds > 0:  # NaN too
+        parser.error(f"--seconds must be above 0, got {args.seconds:g}")
 
     header = f"{'game':<22}{'loop':<16}{'moves/s':>12}{'games/s':>11}{'vs open_spiel':>15}"
     print(header)

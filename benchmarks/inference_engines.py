@@ -78,6 +78,8 @@ def main() -> int:
             parser.error(f"--engines: unknown {name!r}; known: {', '.join(ENGINES)}")
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    if not args.seconds > 0:  # NaN too
+        parser.error(f"--seconds must be above 0, got {args.seconds:g}")
     if args.threads < 0:
         parser.error(f"--threads must be at least 0, got {args.threads}")
     if min(batches) < 1:

@@ -110,6 +110,8 @@ def main() -> int:
     args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
+    if not args.timeout > 0:  # NaN too
+        parser.error(f"--timeout must be above 0, got {args.timeout:g}")
     versions = args.version or [version("new=.")]
     if len({label for label, _ in versions}) != len(versions):
         parser.error("every --version needs a label of its own")

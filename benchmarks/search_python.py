@@ -106,6 +106,9 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(SEARCHES), help="one algorithm")
     parser.add_argument("--bare", action="store_true", help="without TensorFlow loaded")
     args = parser.parse_args()
+    for dest in ("games", "moves", "rounds"):
+        if getattr(args, dest) < 1:
+            parser.error(f"--{dest} must be at least 1, got {getattr(args, dest)}")
     if not args.bare:
         from alphazero.config import NetworkConfig
         from alphazero.network.model import build_network

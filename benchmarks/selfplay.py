@@ -249,6 +249,15 @@ def main() -> None:
     args.filters, args.blocks = network.filters, network.blocks
     if args.simulations is None:
         args.simulations = SIMULATIONS[args.algorithm]
+    counts = ("parallel_games", "moves", "predict_simulations", "rounds", "workers_games")
+    for dest in (*counts, "workers_simulations", "workers_rounds"):
+        if getattr(args, dest) < 1:
+            option = "--" + dest.replace("_", "-")
+            parser.error(f"{option} must be at least 1, got {getattr(args, dest)}")
+    if args.simulations < 2:  # the first simulation only evaluates the root
+        parser.error(f"--simulations must be at least 2, got {args.simulations}")
+    if not args.seconds > 0:  # NaN too
+        parser.error(f"--seconds must be above 0, got {args.seconds:g}")
 
     ratio = None
     if not args.only_workers:

@@ -99,8 +99,9 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=1000, help="per move")
     parser.add_argument("--profile", action="store_true", help="cProfile one of our searches")
     args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")  # a median of none
+    for dest in ("rounds", "moves", "simulations"):  # no rounds: a median of none
+        if getattr(args, dest) < 1:
+            parser.error(f"--{dest} must be at least 1, got {getattr(args, dest)}")
 
     engines: dict[str, Engine] = {
         "ours: uct": ours(MonteCarloTreeSearch, args.simulations, args.moves),

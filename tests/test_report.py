@@ -88,6 +88,16 @@ def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsy
     assert capsys.readouterr().err == "error: --hours: expected a number, got 'all'\n"
 
 
+@pytest.mark.parametrize("hours", ["-1", "0", "nan", "inf"])
+def test_hours_that_are_no_positive_number_are_one_line(tmp_path, capsys, hours):
+    from alphazero.report.command import main
+
+    out = tmp_path / "r.png"
+    assert main([str(tmp_path), str(tmp_path), "-o", str(out), "--hours", hours]) == 2
+    message = f"error: --hours must be above 0 and finite, got {float(hours):g}\n"
+    assert capsys.readouterr().err == message and not out.exists()
+
+
 def test_an_x_axis_that_is_none_of_the_choices_is_one_line_naming_them(tmp_path, capsys):
     from alphazero.report.command import main
 

@@ -15,6 +15,7 @@ What is read from a run folder, and its one-line errors, is ``records``'.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m alphazero.report``: returns the exit code (0 written, 2 bad options or a
     run folder it cannot read)."""
     args = _parser().parse_args(argv)
+    if args.hours is not None and not 0 < args.hours < math.inf:  # NaN too
+        print(f"error: --hours must be above 0 and finite, got {args.hours:g}", file=sys.stderr)
+        return 2
     if len(args.run_dirs) > 1 and args.output is None:
         print("error: with several runs, say where the PNG goes: -o PATH", file=sys.stderr)
         return 2
