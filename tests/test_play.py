@@ -637,7 +637,7 @@ def test_a_run_of_another_game_than_game_says_how_to_play_it(
     run.mkdir()
     (run / "config.yaml").write_text(config)
     assert parse_args(["--model", str(run)]).game == trained  # without --game: the run's game
-    assert other_game_problem(run, *parse_game(trained)) is None
+    assert other_game_problem([run], *parse_game(trained)) is None
     assert cli.main(["--model", str(run), "--game", other, "--p2", "random"]) == 2
     assert capsys.readouterr().err == (
         f"error: {run}: this run trained {trained}, not {other}: drop --game, or --game {trained}\n"
@@ -647,9 +647,80 @@ def test_a_run_of_another_game_than_game_says_how_to_play_it(
 def test_without_game_a_model_file_or_a_folder_without_config_plays_the_default_game(tmp_path):
     from alphazero.play.options import parse_args
 
-    (tmp_path / "run").mkdir()
-    for model in (tmp_path / "run", tmp_path / "run" / "best.keras", tmp_path / "missing"):
+    # A config.yaml above is no run of these: a run is the folder, the file's, or above models/.
+    (tmp_path / "config.yaml").write_text("game: {name: tictactoe}\n")
+    (tmp_path / "run" / "kept").mkdir(parents=True)
+    (tmp_path / "run" / "kept" / "x.keras").write_bytes(b"")
+    (tmp_path / "loose.keras").write_bytes(b"")
+    for model in (
+        tmp_path / "run",
+        tmp_path / "run" / "kept" / "x.keras",
+        tmp_path / "missing.keras",
+        tmp_path / "run" / "missing",
+    ):
         assert parse_args(["--model", str(model)]).game == "connect4"
+        assert parse_args(["--p2", f"model:{model}:4"]).game == "connect4"
+    assert parse_args(["--model", str(tmp_path / "loose.keras")]).game == "tictactoe"
+
+
+def test_a_model_file_in_a_run_and_model_specs_play_the_runs_game_without_game(tmp_path):
+    from alphazero.play.options import parse_args
+
+    run = tmp_path / "run"
+    (run / "models").mkdir(parents=True)
+    (run / "config.yaml").write_text("game: {name: gomoku, params: {size: 8}}\n")
+    kept = run / "models" / "iter_0003.keras"
+    for model in (run / "best.keras", kept):
+        model.write_bytes(b"")
+    for model in (run / "best.keras", kept):
+        assert parse_args(["--model", str(model)]).game == "gomoku:size=8"
+    for spec in (f"model:{run}", f"model:{kept}:400", f"model:{run / 'best.keras'}:2s"):
+        assert parse_args(["--p1", spec, "--p2", "random"]).game == "gomoku:size=8"
+        assert parse_args(["--p2", spec]).game == "gomoku:size=8"
+    # Models of one game agree; --game still decides when it is written.
+    assert parse_args(["--p1", f"model:{kept}", "--model", str(run)]).game == "gomoku:size=8"
+    assert parse_args(["--model", str(kept), "--game", "tictactoe"]).game == "tictactoe"
+
+
+def test_a_model_spec_of_a_run_plays_its_game_without_game(tmp_path, tiny_model):
+    run = tmp_path / "ttt_run"
+    (run / "models").mkdir(parents=True)
+    shutil.copy(tiny_model, run / "models" / "iter_0001.keras")
+    (run / "config.yaml").write_text("game:\n  name: tictactoe\n")
+    spec = f"model:{run / 'models' / 'iter_0001.keras'}:4"
+    done = subprocess.run(
+        [sys.executable, str(PLAY), "--p1", spec, "--p2", "random", "--save", "games.jsonl"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "games.jsonl").read_text())["game"] == "tictactoe"
+
+
+def test_models_of_another_game_than_game_or_of_two_games_are_one_line(tmp_path, capsys):
+    from alphazero.play import cli
+
+    tictactoe, gomoku = tmp_path / "ttt", tmp_path / "g8"
+    for run, game in (
+        (tictactoe, "{name: tictactoe}"),
+        (gomoku, "{name: gomoku, params: {size: 8}}"),
+    ):
+        run.mkdir()
+        (run / "config.yaml").write_text(f"game: {game}\n")
+    file = tictactoe / "best.keras"
+    file.write_bytes(b"")
+    assert cli.main(["--model", str(file), "--game", "connect4", "--p2", "random"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {file}: its run trained tictactoe, not connect4: drop --game, or --game "
+        "tictactoe\n"
+    )
+    assert cli.main(["--p1", f"model:{file}:4", "--p2", f"model:{gomoku}"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: the models' runs trained different games: {file} tictactoe, {gomoku} "
+        "gomoku:size=8\n"
+    )
 
 
 # ------------------------------------------------------------- Gomoku on the 15x15 board

@@ -24,7 +24,13 @@ from .cli_checks import Lineup, check_model_options, check_model_paths, option_p
 from .defaults import DEFAULT_CACHE, DEFAULT_GAME
 from .human import HumanPlayer
 from .match import run_match
-from .models import default_model, fallback_notice, how_to_train, other_game_problem
+from .models import (
+    default_model,
+    fallback_notice,
+    how_to_train,
+    named_models,
+    other_game_problem,
+)
 from .options import parse_args, parse_game
 from .prompt import LineReader
 from .session import HintModel, Session, is_human
@@ -72,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
         name, params = parse_game(args.game)
     except (ValueError, GameError) as error:
         return fail(str(error))
-    problem = option_problem(args) or other_game_problem(args.model, name, params)
+    problem = option_problem(args) or other_game_problem(named_models(args), name, params)
     if problem is not None:
         return fail(problem)
     if args.web:

@@ -1,14 +1,19 @@
 """Which model plays a game when ``--model`` is not given (a shipped one, else a run of
-``train.py``), and how to train one when there is none."""
+``train.py``), and how to train one when there is none; which game the models the command line
+names were trained on (``run_game``, ``named_game``), and a ``--game`` they cannot play."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import argparse
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..config import ConfigError, config_data
+from ..evaluation.model_search import run_folder
+from ..evaluation.player_specs import PlayerSpecError, model_spec_parts
 from ..games import make, view_for
 from ..games.base import GameError
+from ..training.run_files import CONFIG_FILE
 from .defaults import DEFAULT_GAME, FALLBACK_OPPONENT
 
 PRETRAINED_DIR = Path("checkpoints", "pretrained")
@@ -72,15 +77,42 @@ def config_game(config: Path) -> tuple[str, dict[str, int]] | None:
 
 
 def run_game(model: Path | None) -> tuple[str, dict[str, int]] | None:
-    """The game (name, full parameters) the run folder ``model`` trained, from its
-    ``config.yaml``; None for a model file, a folder without that file, or one that cannot be
-    read (loading the model then says why, in one line)."""
+    """The game (name, full parameters) the run of ``model`` trained, from the ``config.yaml``
+    of its run folder: ``model`` itself for a folder; for a model file, its folder, or the run
+    above ``models/`` for ``RUN/models/iter_NNNN.keras`` (``model_search.run_folder``). None
+    for a path that is not there, a folder without that file, a model file outside any run,
+    or a ``config.yaml`` that cannot be read (loading the model then says why, in one line)."""
     try:
-        if model is None or not model.is_dir():
+        if model is None or not (model.is_dir() or model.is_file()):
             return None
+        # run_folder would take a folder's parent for its run: a folder is a run, or none.
+        folder = model if model.is_dir() else run_folder(model)
     except (OSError, ValueError):  # a name too long, a NUL byte: check_model_paths says so
         return None
-    return config_game(model / "config.yaml")
+    return None if folder is None else config_game(folder / CONFIG_FILE)
+
+
+def named_models(args: argparse.Namespace) -> list[Path]:
+    """The models ``play.py``'s command line names: ``--model``, then the paths of ``--p1``'s
+    and ``--p2``'s ``model:PATH`` specs. A spec whose budget cannot be one is left out here:
+    ``cli_checks.read_lineup`` says what is wrong with it."""
+    models = [] if args.model is None else [args.model]
+    for spec in (args.p1, args.p2):
+        try:
+            parts = None if spec is None else model_spec_parts(spec)
+        except PlayerSpecError:
+            continue
+        if parts is not None:
+            models.append(Path(parts[0]))
+    return models
+
+
+def named_game(models: Sequence[Path]) -> tuple[str, dict[str, int]] | None:
+    """The game (name, full parameters) the runs of ``models`` trained, when every one of them
+    whose run can be read trained it; None when none can, or when they trained different
+    games (``other_game_problem`` then says so)."""
+    games = [game for game in map(run_game, models) if game is not None]
+    return games[0] if games and all(game == games[0] for game in games) else None
 
 
 def game_spec(name: str, params: Mapping[str, int]) -> str:
@@ -91,18 +123,23 @@ def game_spec(name: str, params: Mapping[str, int]) -> str:
     return f"{name}:{','.join(changed)}" if changed else name
 
 
-def other_game_problem(model: Path | None, name: str, params: Mapping[str, int]) -> str | None:
-    """One line when ``--model`` names a run folder that trained another game than ``name``
-    with ``params`` (``--game``: without it, ``options.parse_args`` takes the run's game),
-    saying how to play it; None otherwise."""
-    trained = run_game(model)
+def other_game_problem(models: Sequence[Path], name: str, params: Mapping[str, int]) -> str | None:
+    """One line when a model of ``models`` (``named_models``) is of a run that trained another
+    game than ``name`` with ``params`` (``--game``: without it, ``options.parse_args`` takes
+    the game of the models' runs): how to play its game, or, when the models' runs trained
+    different games, which did which; None otherwise."""
+    trained = [(model, game) for model in models if (game := run_game(model)) is not None]
     asked = (name, make(name, **params).params)
-    if trained is None or trained == asked:
+    other = next(((model, game) for model, game in trained if game != asked), None)
+    if other is None:
         return None
-    spec = game_spec(*trained)
-    return (
-        f"{model}: this run trained {spec}, not {game_spec(*asked)}: drop --game, or --game {spec}"
-    )
+    model, game = other
+    if any(each != game for _, each in trained):  # no --game plays them all
+        games = ", ".join(f"{each_model} {game_spec(*each)}" for each_model, each in trained)
+        return f"the models' runs trained different games: {games}"
+    spec = game_spec(*game)
+    run = "this run" if model.is_dir() else "its run"
+    return f"{model}: {run} trained {spec}, not {game_spec(*asked)}: drop --game, or --game {spec}"
 
 
 def how_to_train(name: str, params: Mapping[str, int] | None = None, shown: str = "") -> str:

@@ -53,7 +53,7 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME[:k=v,...]",
         help="the game and its size, e.g. connect4, tictactoe, gomoku (15x15, five in a row), "
         "gomoku:size=8,n_in_row=5, gomoku6, dots_and_boxes:rows=2,cols=2 (default: connect4, "
-        "or the game of --model's run)",
+        "or the game of the run of --model or of a model:PATH player)",
     )
     group.add_argument(
         "--model",
@@ -61,12 +61,13 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="PATH",
         help="the model to play against (and to ask for hints): a run folder (its "
-        "best.keras; without --game, the run's game is played) or a .keras file (default: a "
+        "best.keras) or a .keras file (default: a "
         "shipped run from checkpoints/pretrained/ in the current directory, else in the "
         "project play.py is part of, else a run of train.py in checkpoints/ in the current "
         "directory that has saved a model; each must train this game with these parameters, "
         "and a folder named after the game is tried first; with none, you play the baseline "
-        f"{FALLBACK_OPPONENT})",
+        f"{FALLBACK_OPPONENT}). Without --game, the game of its run is played (the "
+        "config.yaml in the folder, beside the file, or above models/)",
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..games import make
 from .game_aliases import GAME_ALIASES
-from .models import game_spec, run_game
+from .models import game_spec, named_game, named_models
 from .option_parser import build_parser
 from .records import records_problem
 
@@ -35,8 +35,9 @@ would read them, ``cli_checks`` refuses them rather than ignore them."""
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """``play.py``'s options; ``model_options`` lists those of ``MODEL_OPTIONS`` written on the
     command line, whatever their values (one at its default value too: it was asked for).
-    Without ``--game``, the game is the one ``--model``'s run folder trained (its
-    ``config.yaml``), else ``DEFAULT_GAME``: ``--model RUN`` plays the run, whatever its game."""
+    Without ``--game``, the game is the one the runs of the models named trained (``--model``
+    and ``model:PATH`` players: a run folder, or a model file in one; their ``config.yaml``),
+    else ``DEFAULT_GAME``: ``--model RUN`` plays the run, whatever its game."""
     parser = build_parser()
     # argparse leaves an attribute already in the namespace alone unless the option is
     # written, so a marker tells the written options from the defaults.
@@ -50,7 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         else:
             args.model_options.append(flag)
     if args.game is unset:
-        trained = run_game(args.model)
+        trained = named_game(named_models(args))
         args.game = game_spec(*trained) if trained else parser.get_default("game")
     return args
 
