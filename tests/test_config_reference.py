@@ -35,10 +35,11 @@ def test_the_reference_names_every_key_with_its_default():
                 assert f"| `{section.name}.{f.name}` |" in page
         else:
             assert f"| `{section.name}` |" in page
-    assert "| `train.batch_size` | `256` | >= 1 and <= 65536 |" in page
-    assert "| `replay.capacity` | `100000` |" in page
+    assert "| `train.batch_size` | `256` | >= 1 and <= 65,536 |" in page
+    assert "| `replay.capacity` | `100000` | >= 1 and <= 100,000,000 |" in page
     assert "| `evaluation.opponents` | `[uct:200, uct:1000]` |" in page
-    assert "| `selfplay.fast_simulations` | `null` | >= 2 and <= 1000000, or `null` |" in page
+    assert "| `selfplay.fast_simulations` | `null` | >= 2 and <= 1,000,000, or `null` |" in page
+    assert "| `seed` | `0` | >= 0 and <= 4,294,967,295 |" in page
 
 
 def test_every_default_is_spelled_as_yaml_reads_it_back():

@@ -96,8 +96,10 @@ def _allowed(f: dataclasses.Field[Any], hint: Any) -> str:
 
 
 def _number(x: float) -> str:
-    """A bound as a config writes it; a whole one without ``.0`` (``> 0``, even for a float)."""
-    return spelling(int(x) if float(x).is_integer() else x)
+    """A bound as the page shows it: a whole one without ``.0`` (``> 0``, even for a float)
+    and with its thousands apart (``<= 65,536``, ``<= 4,294,967,295``: read, not copied into a
+    config, unlike the defaults), any other as a config writes it (``1.0e-05``)."""
+    return f"{int(x):,}" if float(x).is_integer() else spelling(x)
 
 
 def _meaning(doc: str) -> str:
