@@ -143,6 +143,26 @@ def test_several_runs_share_one_correct_moves_panel(tmp_path):
     assert out.read_bytes().startswith(b"\x89PNG")
 
 
+def test_one_run_given_twice_is_one_line(tmp_path, monkeypatch, capsys):
+    """``RUN RUN/`` or two paths to one folder: a run compared with itself is refused, where the
+    two labels were once the same and the panel crashed."""
+    from alphazero.report.command import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.jsonl").write_text(json.dumps(record(1, None)) + "\n")
+    (tmp_path / "link").symlink_to(run)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.png"
+    for given, message in (
+        (["run", "run/"], "run given twice"),
+        (["run", "../" + tmp_path.name + "/run"], f"run and ../{tmp_path.name}/run are one folder"),
+        (["link", "run"], "link and run are one folder"),
+    ):
+        assert main([*given, "-o", str(out)]) == 2
+        assert capsys.readouterr().err == f"error: {message}\n" and not out.exists()
+
+
 def test_positions_record_lands_in_the_run_and_on_its_curve(tmp_path):
     """``connect4_positions.py --record`` appends a kept model's figures with search, at the
     CPU hours its run had spent, and the several-run panel draws them beside the raw policy."""

@@ -77,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.hours is not None and not 0 < args.hours < math.inf:  # NaN too
         print(f"error: --hours must be above 0 and finite, got {args.hours:g}", file=sys.stderr)
         return 2
+    twice = _given_twice(args.run_dirs)
+    if twice:
+        print(f"error: {twice}", file=sys.stderr)
+        return 2
     if len(args.run_dirs) > 1 and args.output is None:
         print("error: with several runs, say where the PNG goes: -o PATH", file=sys.stderr)
         return 2
@@ -117,6 +121,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nevaluations of {run_dir.name} ({label or 'CPU hours not recorded'})")
         print("\n".join(strength_table(records)))
     return 0
+
+
+def _given_twice(run_dirs: list[Path]) -> str | None:
+    """What is wrong if one run folder is among ``run_dirs`` twice (``RUN RUN/``, or two paths to
+    one folder), else None: a run compared with itself is one curve drawn twice."""
+    seen: dict[Path, Path] = {}
+    for run in run_dirs:
+        first = seen.setdefault(run.resolve(), run)
+        if first is not run:
+            return f"{run} given twice" if first == run else f"{first} and {run} are one folder"
+    return None
 
 
 SHIPPED = ("pretrained", "in_progress")
