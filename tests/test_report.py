@@ -83,7 +83,7 @@ def test_hours_that_are_no_number_are_one_line_naming_the_option(tmp_path, capsy
     from alphazero.report.command import main
 
     with pytest.raises(SystemExit) as exit:
-        main([str(tmp_path), str(tmp_path), "-o", str(tmp_path / "r.png"), "--hours", "all"])
+        main([str(tmp_path), "-o", str(tmp_path / "r.png"), "--hours", "all"])
     assert exit.value.code == 2
     assert capsys.readouterr().err == "error: --hours: expected a number, got 'all'\n"
 
@@ -93,7 +93,7 @@ def test_hours_that_are_no_positive_number_are_one_line(tmp_path, capsys, hours)
     from alphazero.report.command import main
 
     out = tmp_path / "r.png"
-    assert main([str(tmp_path), str(tmp_path), "-o", str(out), "--hours", hours]) == 2
+    assert main([str(tmp_path), "-o", str(out), "--hours", hours]) == 2
     message = f"error: --hours must be above 0 and finite, got {float(hours):g}\n"
     assert capsys.readouterr().err == message and not out.exists()
 
@@ -340,6 +340,38 @@ def test_one_run_draws_its_strength_against_the_cpu_hours_it_had_spent():
     bare = [record(i, 100.0 * i if i % 2 == 0 else None) for i in TOTALS]
     fig, _ = figure(bare, "no hours")
     assert _strength_lines(fig)["Elo"] == [2, 4]
+
+
+def test_one_runs_hours_show_its_first_cpu_hours(tmp_path, capsys):
+    """``--hours`` on one run cuts its CPU-hours axis as it does several runs' panel; where the
+    run is drawn by iteration, it is refused in one line rather than ignored."""
+    from alphazero.report.command import main
+    from alphazero.report.figure import figure
+
+    records = [spent(i, 100.0 * i if i % 2 == 0 else None, TOTALS[i]) for i in TOTALS]
+    fig, _ = figure(records, "hours", hours=0.5)
+    assert _bottom(fig).get_xlim() == pytest.approx((0.0, 0.5))
+    assert _strength_lines(fig)["Elo"] == pytest.approx([0.3, 1.0])  # drawn, the axis cut
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "r.png"
+    assert main([str(run), "-o", str(out), "--hours", "0.5"]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    out.unlink()
+    assert main([str(run), "-o", str(out), "--hours", "0.5", "--x", "iteration"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: --hours needs the CPU-hours x axis, not --x iteration\n"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "metrics.jsonl").write_text("".join(json.dumps(record(i, None)) + "\n" for i in TOTALS))
+    assert main([str(bare), "-o", str(out), "--hours", "0.5"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --hours: {bare}'s metrics.jsonl lacks the self-play CPU of some iterations, "
+        "so it is drawn by iteration\n"
+    )
+    assert not out.exists()
 
 
 def test_the_hours_label_says_what_the_metrics_counted():

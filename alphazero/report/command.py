@@ -3,8 +3,8 @@
 One run: its panels (``figure``: losses, the solved positions on Connect Four runs that
 measure them, the Elo against the ladder, the score against each opponent) against the CPU
 hours it had spent where its metrics record them (``strength.hours_label`` says what
-they count), else, or with ``--x iteration``, against the iteration; its evaluations are
-printed as a table as well (``strength.strength_table``).
+they count; ``--hours`` shows the first so many), else, or with ``--x iteration``, against the
+iteration; its evaluations are printed as a table as well (``strength.strength_table``).
 
 Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead (``compare``): each
 run's share of correct moves on the solved Connect Four positions against the CPU hours it had
@@ -57,7 +57,9 @@ def _parser() -> OneLineParser:
         "--hours",
         type=number,
         default=None,
-        help="with several runs: show their first HOURS CPU hours (default: all)",
+        help="show the first HOURS CPU hours (default: all): of several runs, or of one run "
+        "drawn against its CPU hours (not with --x iteration, nor where its metrics.jsonl lacks "
+        "them); its table of evaluations stays whole",
     )
     parser.add_argument(
         "--x",
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.hours is not None and not 0 < args.hours < math.inf:  # NaN too
         print(f"error: --hours must be above 0 and finite, got {args.hours:g}", file=sys.stderr)
+        return 2
+    if args.hours is not None and args.x == "iteration" and len(args.run_dirs) == 1:
+        print("error: --hours needs the CPU-hours x axis, not --x iteration", file=sys.stderr)
         return 2
     twice = _given_twice(args.run_dirs)
     if twice:
@@ -109,10 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     label = hours_label(records)
+    if args.hours is not None and label is None:
+        print(
+            f"error: --hours: {run_dir}'s metrics.jsonl lacks the self-play CPU of some "
+            "iterations, so it is drawn by iteration",
+            file=sys.stderr,
+        )
+        return 2
     count = f"{len(records)} iteration{'s' * (len(records) != 1)}"
     if label:
         count += f", {cpu_hours(records)[-1]:.2f} CPU hours"
-    shown = draw(records, output, f"{run_dir.name}: {count}", searched, args.x)
+    shown = draw(records, output, f"{run_dir.name}: {count}", searched, args.x, args.hours)
     enough = len(records) >= MIN_ITERATIONS
     print(f"wrote {output}" + ("" if enough else f" ({shown[0]})"))
     if args.x == "cpu-hours" and label is None:

@@ -37,10 +37,11 @@ def draw(
     title: str,
     searched: list[dict[str, Any]] | None = None,
     x: str = "cpu-hours",
+    hours: float | None = None,
 ) -> list[str]:
     """The run's panels (``figure``) as a PNG. Returns the panels' labels and notes, top to
     bottom."""
-    fig, shown = figure(records, title, searched, x)
+    fig, shown = figure(records, title, searched, x, hours)
     import matplotlib.pyplot as plt  # after figure() has chosen the file-only backend
 
     fig.savefig(output, dpi=100)
@@ -53,13 +54,15 @@ def figure(
     title: str,
     searched: list[dict[str, Any]] | None = None,
     x: str = "cpu-hours",
+    hours: float | None = None,
 ) -> tuple[Any, list[str]]:
     """The run's panels: losses; the solved positions when the run measured them (with
     ``searched``, its models measured with search: ``records.SEARCH_MEASURES``); the
     Elo against the ladder; the score against each opponent with its 95% interval. With
     ``x="cpu-hours"`` and metrics that record them (``hours_label``), against the CPU hours the
-    run had spent, the iteration on the top axis; else against the iteration. Returns the
-    figure and the panels' labels and notes, top to bottom."""
+    run had spent, the iteration on the top axis, and with ``hours`` its first ``hours`` only;
+    else against the iteration (``hours`` unused). Returns the figure and the panels' labels
+    and notes, top to bottom."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display needed
@@ -100,6 +103,8 @@ def figure(
     if label:
         _iteration_axis(axes[0], at)
         axes[-1].set_xlabel(label, fontsize=9)
+        if hours is not None:
+            axes[-1].set_xlim(0, hours)  # the panels share it, the top axis follows
     else:
         axes[-1].set_xlabel("iteration")
         axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
