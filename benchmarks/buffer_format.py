@@ -15,7 +15,6 @@ Run:
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.config import ConfigError, load_config
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 from alphazero.training.buffer_format import symmetry_tables
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
@@ -108,7 +108,7 @@ def table(rows: list[dict[str, float | int | str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "runs", nargs="+", type=Path, help="run folders; each one's newest buffer_*.npz is used"
     )

@@ -11,7 +11,6 @@ Run: ``python benchmarks/evaluation_cache.py`` (about 5 CPU minutes).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import statistics
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.config import SearchConfig, SelfPlayConfig
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 from alphazero.network.model import InferenceModel
 from alphazero.selfplay.loop import play_games
@@ -31,7 +31,7 @@ MODEL = Path(__file__).resolve().parents[1] / "checkpoints/pretrained/connect4/b
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL, help="a Connect Four .keras model")
     parser.add_argument("--games", type=int, default=32, help="games per round (all at once)")
     parser.add_argument(

@@ -12,12 +12,12 @@ noisy shared machine affects them alike. Run: ``python benchmarks/games.py``.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import time
 from collections.abc import Callable
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 
 GAMES: list[tuple[str, dict[str, int], str, dict[str, int]]] = [
@@ -79,7 +79,7 @@ def loops(name: str, params: dict[str, int], spiel_name: str, spiel_params: dict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument("--only", default=None, help="run only games whose name contains this")

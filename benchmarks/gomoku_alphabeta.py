@@ -23,7 +23,6 @@ Run: ``python benchmarks/gomoku_alphabeta.py`` (``--limit 2 --max-depth 9``).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -33,6 +32,7 @@ import numpy as np
 
 from alphazero import progress
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
+from alphazero.config.command_line import OneLineParser
 from alphazero.games.gomoku import Gomoku, GomokuView
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "gomoku_15x15_middle_games.txt"
@@ -96,7 +96,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--limit", type=float, default=2.0, help="CPU seconds a median move may take (2)"
     )

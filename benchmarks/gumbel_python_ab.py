@@ -15,7 +15,6 @@ changes that reach beyond ``gumbel.py``.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import importlib.util
 import inspect
@@ -29,6 +28,7 @@ from types import ModuleType
 import numpy as np
 from search_python import TimedPolicy, _going_on
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 from alphazero.search import Policy, RootSearch, run, select
 
@@ -127,7 +127,7 @@ def _searched(gumbel: ModuleType, nodes: list, policy: Policy, rng: np.random.Ge
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="HEAD", help="git revision to compare against")
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--moves", type=int, default=3, help="moves per game and round")

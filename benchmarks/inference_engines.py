@@ -22,7 +22,6 @@ the command that installs it. Run:
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import sys
@@ -32,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from alphazero.config.command_line import OneLineParser, integers
 
 Forward = Callable[[np.ndarray], object]
 
@@ -51,12 +52,14 @@ NETWORKS = {"64x5": (64, 5), "128x6": (128, 6)}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument(
         "--seconds", type=float, default=0.3, help="time per engine, batch and round"
     )
-    parser.add_argument("--batches", default="1,8,64,256", help="comma-separated batch sizes")
+    parser.add_argument(
+        "--batches", type=integers, default="1,8,64,256", help="comma-separated batch sizes"
+    )
     parser.add_argument("--networks", default="64x5,128x6", help="of " + ", ".join(NETWORKS))
     parser.add_argument("--engines", default=",".join(ENGINES), help="of " + ", ".join(ENGINES))
     parser.add_argument(
@@ -67,7 +70,7 @@ def main() -> int:
         "0: each engine's default, every core",
     )
     args = parser.parse_args()
-    batches = [int(b) for b in args.batches.split(",")]
+    batches = args.batches
     networks = args.networks.split(",")
     engines = args.engines.split(",")
     for name in networks:
@@ -83,7 +86,7 @@ def main() -> int:
     if args.threads < 0:
         parser.error(f"--threads must be at least 0, got {args.threads}")
     if min(batches) < 1:
-        parser.error(f"--batches must be at least 1, got {args.batches}")
+        parser.error(f"--batches must be at least 1, got {min(batches)}")
 
     from alphazero.network import tf_setup  # noqa: F401  (TensorFlow, quietly)
 

@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from alphazero.config.command_line import OneLineParser
+
 PLAYED = re.compile(r"\) plays ")
 """The line ``play.py`` prints when a player has moved: ``model:connect4:800 (X) plays 4``."""
 
@@ -90,7 +92,7 @@ def first_move(folder: Path, options: list[str], timeout: float) -> tuple[float,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         description=__doc__.split("\n\n")[0],
         epilog="Options after -- go to play.py (e.g. -- --game gomoku --engine tensorflow).",
     )

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from alphazero.config.command_line import OneLineParser
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # ray_nodes: the tests' ``ray start`` cluster
 
@@ -130,7 +132,7 @@ def cluster(rounds: int, games: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learner", nargs="*", default=[], metavar="CONFIG",
                         help="recipes whose learner to measure")  # fmt: skip
     parser.add_argument("--steps", type=int, default=10, help="timed training steps (10)")

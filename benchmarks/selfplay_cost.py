@@ -67,7 +67,7 @@ from unittest import mock
 
 import numpy as np
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, integers
 
 if TYPE_CHECKING:
     import keras
@@ -492,7 +492,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3, help="timed training steps a round")
     parser.add_argument(
         "--forward-batches",
-        type=lambda text: [int(x) for x in text.split(",")],
+        type=integers,
         default=[16, 64, 256],
         help="batches of the precision part, comma-separated (default 16,64,256)",
     )

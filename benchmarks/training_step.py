@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from alphazero.config.command_line import OneLineParser
+
 NETWORKS = {"64x5": (64, 5), "128x6": (128, 6)}
 KERNELS = {"onednn": "1", "plain": "0"}
 
@@ -73,7 +75,7 @@ def run_child(network: str, kernels: str, args: argparse.Namespace) -> dict[str,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--steps", type=int, default=10, help="timed steps per measurement")
     parser.add_argument("--batch", type=int, default=256, help="positions per step")

@@ -17,7 +17,6 @@ Run: ``python benchmarks/uct.py`` (``--rounds 7 --moves 4 --simulations 1000``).
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import math
@@ -28,6 +27,7 @@ from collections.abc import Callable
 
 from alphazero.baselines.rave import RAVESearch
 from alphazero.baselines.uct import MonteCarloTreeSearch
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 
 Engine = Callable[[int], tuple[int, float]]  # seed -> (simulations run, seconds searching)
@@ -91,7 +91,7 @@ def profile(simulations: int, top: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--rounds", type=int, default=7, help="interleaved rounds of each engine (default 7)"
     )

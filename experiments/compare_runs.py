@@ -18,7 +18,6 @@ game. Run:
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.games import make
@@ -107,7 +107,7 @@ def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> l
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="run folders of the same game")
     parser.add_argument(
         "--cpu-hours", type=float, default=None, help="snapshots at this training CPU"

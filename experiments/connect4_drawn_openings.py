@@ -25,7 +25,6 @@ format). Positions go in batches (``--batch``), each batch's kept positions appe
 
 from __future__ import annotations
 
-import argparse
 import collections
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from connect4_fresh_positions import (
 from connect4_opening_targets import read_table
 
 from alphazero.baselines.uct import UCTPlayer
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.pons_positions import SETS, read_set
 from alphazero.evaluation.solved_positions import load_positions
 
@@ -116,7 +116,7 @@ def draw_batch(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--out", type=Path, required=True, help="TSV to write (the committed file's format)"
     )

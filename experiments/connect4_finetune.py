@@ -25,7 +25,6 @@ Run:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.config import ConfigError, NetworkConfig, TrainConfig
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.solved_positions import evaluate_network, load_positions
 from alphazero.games import Game, make
 from alphazero.network import tf_setup  # first: imports TensorFlow without its start-up chatter
@@ -72,7 +72,7 @@ def load_union(paths: list[Path], game: Game) -> ReplayBuffer:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     start_from = parser.add_mutually_exclusive_group(required=True)
     start_from.add_argument("--model", type=Path, help="run folder or .keras file to train on")
     start_from.add_argument(

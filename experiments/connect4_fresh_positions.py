@@ -42,6 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.baselines.uct import UCTPlayer
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.solved_positions import SolvedPositionsError, load_positions
 from alphazero.games import Connect4, make
 
@@ -183,7 +184,7 @@ def lengths_range(text: str) -> tuple[int, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="TSV to write (the file's format)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     parser.add_argument(

@@ -22,7 +22,6 @@ where ``DEV.tsv`` is a development set of ``experiments/connect4_fresh_positions
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.model_search import play_search, trained_search
 from alphazero.evaluation.pons_positions import wilson_interval
 from alphazero.evaluation.solved_positions import (
@@ -163,7 +163,7 @@ def q_gap(reading: Reading, budget: int) -> float | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="run folder or .keras file")
     parser.add_argument(
         "--positions", type=Path, nargs="+", required=True, help="solved-position files"

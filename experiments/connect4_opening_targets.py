@@ -39,7 +39,6 @@ position, beside the targets it was trained on:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -51,6 +50,7 @@ import numpy as np
 from connect4_fresh_positions import build_solver, lengths_range, notation, run_solver
 from tqdm import tqdm
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import Connect4, make
 from alphazero.search.policy import process_policies
 from alphazero.training.checkpoints import load_model
@@ -411,7 +411,7 @@ SOLVING = {"sample": 400, "common": 50, "seed": 0, "jobs": 2}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--buffer",
         type=Path,

@@ -20,7 +20,6 @@ take from seconds to a minute a position (a few CPU-hours for the set).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import queue
 import subprocess
@@ -32,6 +31,7 @@ from pathlib import Path
 from connect4_fresh_positions import build_solver  # experiments/
 from tqdm import tqdm
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.pons_positions import (
     CLASS_RANK,
     CLASSES_SUFFIX,
@@ -122,7 +122,7 @@ def relay(solver: subprocess.Popen[str], answers: queue.Queue[str | None]) -> No
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--sets",
         nargs="+",

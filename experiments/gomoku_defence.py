@@ -22,13 +22,13 @@ Run:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer, PlayerOptions
 from alphazero.evaluation.players import PlayerSpecError, make_player
@@ -37,7 +37,7 @@ from alphazero.training.run_errors import CheckpointError
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a run folder or a .keras file")
     parser.add_argument("--opponent", default="uct:5000", help="player spec (default uct:5000)")
     parser.add_argument("--games", type=int, default=20, help="games, sides alternating")

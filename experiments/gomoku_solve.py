@@ -13,17 +13,17 @@ its opponent throws a won game away. Run:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from forced_win import ForcedWinSearch, shortest_forced_win
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import Gomoku, MoveParseError, view_for
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=6, help="board size (default 6)")
     parser.add_argument("--n-in-row", type=int, default=4, help="line length (default 4)")
     parser.add_argument(

@@ -15,13 +15,13 @@ Run: ``python experiments/pcr.py`` (Dots and Boxes 3x3, 128 games, 200 / 50 simu
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
 import numpy as np
 
 from alphazero.config import NetworkConfig, SearchConfig, SelfPlayConfig
+from alphazero.config.command_line import OneLineParser
 from alphazero.games import make
 from alphazero.games.base import GameError
 from alphazero.network.model import InferenceModel, build_network
@@ -51,7 +51,7 @@ def lockstep(new_game, policy, games: int, search: SearchConfig, selfplay: SelfP
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="dots_and_boxes", help="a registry name")
     parser.add_argument("--games", type=int, default=128, help="games searched at once")
     parser.add_argument("--full", type=int, default=200, help="simulations of a full search")

@@ -17,7 +17,6 @@ The correct-move shares of the two searches come from ``benchmarks/connect4_posi
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import run_folder, trained_search
@@ -83,7 +83,7 @@ def speed(players: dict[str, Timed], positions: list[Game]) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a run folder")
     parser.add_argument("--sims", type=int, default=800, help="simulations a move, both sides")
     parser.add_argument("--games", type=int, default=100, help="games (an even number)")

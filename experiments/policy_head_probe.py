@@ -15,7 +15,6 @@ Run (the buffer of the Connect Four flagship run at iteration 70, from the git h
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -23,6 +22,7 @@ import keras
 import numpy as np
 
 from alphazero.config import NetworkConfig, TrainConfig
+from alphazero.config.command_line import OneLineParser
 from alphazero.network.model import build_network
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.training.trainer import Trainer
@@ -39,7 +39,7 @@ def held_out_scores(model: keras.Model, planes: np.ndarray, targets: np.ndarray)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("buffer", help="a run's buffer_NNNN.npz")
     parser.add_argument(
         "--channels",

@@ -12,7 +12,6 @@ minutes) and the count of perfect runs. Run:
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import tempfile
@@ -23,6 +22,7 @@ import numpy as np
 
 from alphazero.baselines.perfect import losses_against_perfect_play
 from alphazero.config import ConfigError, load_config
+from alphazero.config.command_line import NumberError, OneLineParser
 from alphazero.games import Game, make
 from alphazero.network.model import InferenceModel
 from alphazero.search import Node, SearchParams, search
@@ -38,12 +38,16 @@ def model_move(policy, game: Game) -> int:
 
 
 def seeds(text: str) -> list[int]:
+    """``"0-4"`` as ``[0, 1, 2, 3, 4]``, ``"3"`` as ``[3]``."""
     low, _, high = text.partition("-")
-    return list(range(int(low), int(high or low) + 1))
+    try:
+        return list(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise NumberError(f"expected a seed or LOW-HIGH such as 0-4, got {text!r}") from None
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config", default="configs/tictactoe.yaml", help="the recipe trained from each seed"
     )

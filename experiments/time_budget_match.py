@@ -46,6 +46,7 @@ import numpy as np
 from play_search import openings  # experiments/
 
 from alphazero import progress as progress_bars
+from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch, run_folder
@@ -166,7 +167,7 @@ def report(result: MatchResult, sides: tuple[ModelPlayer, ModelPlayer], opening:
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, required=True, help="a run folder")
     parser.add_argument(
         "--game-time",

@@ -151,10 +151,53 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         ),
     ):
         done = run(script, *args, cwd=tmp_path)
-        last = done.stderr.strip().splitlines()[-1]
-        assert done.returncode == 2 and reason in last, (script.name, args, done.stderr[-2000:])
-        assert "Traceback" not in done.stderr
+        # One line, as train.py's: no usage block before the scripts' own checks' message.
+        one_line = done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+        assert done.returncode == 2 and one_line, (script.name, args, done.stderr[-2000:])
+        assert reason in done.stderr, (script.name, args, done.stderr)
     assert committed(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "message"),
+    [
+        ("benchmarks/inference_engines.py", ["--batches", "x"],
+         "--batches: expected comma-separated integers, got 'x'"),
+        ("benchmarks/inference_engines.py", ["--batches", "1,0"], "--batches must be at least 1"),
+        ("benchmarks/selfplay_cost.py", ["--forward-batches", "16,a"],
+         "--forward-batches: expected comma-separated integers, got '16,a'"),
+        ("benchmarks/uct.py", ["--rounds", "many"], "--rounds: expected an integer, got 'many'"),
+        ("benchmarks/games.py", ["--seconds", "1s"], "--seconds: expected a number, got '1s'"),
+        ("benchmarks/selfplay.py", ["--rounds", "2.5"], "--rounds: expected an integer"),
+        ("benchmarks/strength.py", ["--games", "ten"], "--games: expected an integer"),
+        ("benchmarks/buffer_format.py", ["--rounds", "x"], "--rounds: expected an integer"),
+        ("benchmarks/play_startup.py", ["--version", "old"], "--version: expected LABEL=FOLDER"),
+        ("experiments/compare_runs.py", ["run", "--last", "x"], "--last: expected an integer"),
+        ("experiments/connect4_opening_errors.py", ["--model", "m", "--positions", "p.tsv",
+         "--sims", "800", "x"], "--sims: expected an integer, got 'x'"),
+        ("experiments/connect4_fresh_positions.py", ["--out", "x.tsv", "--lengths", "4"],
+         "--lengths: expected LOW-HIGH such as 4-12, got '4'"),
+        ("experiments/tictactoe_robustness.py", ["--seeds", "a-b"],
+         "--seeds: expected a seed or LOW-HIGH such as 0-4, got 'a-b'"),
+    ],
+)  # fmt: skip
+def test_a_value_that_is_no_number_is_one_line_naming_the_option(tmp_path, script, args, message):
+    """A plain ``type=int`` or ``type=float`` of a script, a list of integers and a script's
+    own type: one line, where argparse printed its usage first (or, for --batches, a
+    traceback)."""
+    done = run(ROOT / script, *args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {message}") and done.stderr.count("\n") == 1, (
+        done.stderr[-2000:]
+    )
+
+
+def test_an_unknown_option_of_a_benchmark_still_shows_the_usage(tmp_path):
+    done = run(ROOT / "benchmarks" / "uct.py", "--frob", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: uct.py ") and "unrecognized arguments: --frob" in (
+        done.stderr
+    )
 
 
 @pytest.mark.parametrize(
@@ -194,7 +237,7 @@ POSITIONS = str(ROOT / "alphazero" / "data" / "connect4_positions.tsv")
         ("experiments/connect4_opening_errors.py", ["--model", "gone", "--positions", POSITIONS],
          "error: gone: no such model file or run folder"),
         ("experiments/connect4_fresh_positions.py", ["--out", "x.tsv", "--exclude", "gone.tsv"],
-         "connect4_fresh_positions.py: error: --exclude: gone.tsv: No such file"),
+         "error: --exclude: gone.tsv: No such file"),
         ("experiments/policy_head_probe.py", ["gone.npz"],
          "error: gone.npz: no such replay buffer file"),
         ("experiments/tictactoe_robustness.py", ["--config", "gone.yaml"],

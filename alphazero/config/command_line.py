@@ -1,18 +1,21 @@
 """Values typed on a command line (``play.py``, ``train.py``, ``python -m alphazero.report``,
-the benchmarks): numbers and choices.
+the benchmarks and experiments): numbers and choices.
 
-An option's value that is no number, or not one of the option's choices, is one line naming
-the option, as a bad setting in a config names its key: ``error: --seed: expected an integer,
-got 'abc'``, ``error: --clock: expected wall or cpu, got 'sundial'``, exit code 2, where
-argparse would print its usage block first. Its other errors (an unknown option, a missing
-value) stay argparse's own.
+An option's value that is no number, or not one of the option's choices, or that its
+``type=`` refuses with an ``ArgumentTypeError``, is one line naming the option, as a bad
+setting in a config names its key: ``error: --seed: expected an integer, got 'abc'``,
+``error: --clock: expected wall or cpu, got 'sundial'``, exit code 2, where argparse would
+print its usage block first. So is a value the command refuses once parsed
+(``parser.error("--rounds must be at least 1, got 0")``), as ``train.py`` prints its own. The
+errors argparse finds while parsing besides these (an unknown option, a missing value) stay
+its own, usage block and all: they are about the command's shape, which the usage shows.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 
 class NumberError(argparse.ArgumentTypeError):
@@ -48,6 +51,15 @@ def number(text: str) -> float:
         raise NumberError(f"expected a number, got {text!r}") from None
 
 
+def integers(text: str) -> list[int]:
+    """``type=`` of an option that is a comma-separated list of integers (``1,8,64``); its
+    range is the command's to check."""
+    try:
+        return [int(item) for item in text.split(",")]
+    except ValueError:
+        raise NumberError(f"expected comma-separated integers, got {text!r}") from None
+
+
 class ChoiceError(argparse.ArgumentError):
     """A value of an option with ``choices`` that is none of them; the message names them and
     what came."""
@@ -60,14 +72,37 @@ def _listed(choices: Iterable[object]) -> str:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """``ArgumentParser`` whose number options (``type=integer``, ``non_negative_integer``
-    or ``number``) and options with ``choices`` report a bad value in one line naming the
-    option."""
+    """``ArgumentParser`` whose number options (``type=integer``, ``non_negative_integer``,
+    ``number`` or ``integers``; ``type=int`` and ``type=float`` read as ``integer`` and
+    ``number``), options with ``choices`` and any type raising ``ArgumentTypeError`` report a
+    bad value in one line naming the option; and whose ``error``, called after parsing by the
+    command's own checks of the values, is one line too."""
 
     def __init__(self, **kwargs: Any) -> None:
         # Its errors are raised rather than printed, so that parse_args can tell a number's or a
         # choice's.
         super().__init__(exit_on_error=False, **kwargs)
+        # argparse looks a type up in this registry before calling it, so a script's plain
+        # type=int gets the same one-line error as type=integer.
+        self.register("type", int, integer)
+        self.register("type", float, number)
+        self._parsing = False
+
+    def error(self, message: str) -> NoReturn:
+        """``error: MESSAGE``, exit code 2: a value the command refused after parsing. During
+        parsing (an unknown option, a missing value), argparse's usage and message."""
+        if self._parsing:
+            super().error(message)
+        self.exit(2, f"error: {message}\n")
+
+    def parse_known_args(  # type: ignore[override]  # only the form that returns a Namespace
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsing, self._parsing = self._parsing, True
+        try:
+            return super().parse_known_args(args, namespace)
+        finally:
+            self._parsing = parsing
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         # argparse's own check words it "invalid choice: ..." in an ArgumentError that
@@ -78,13 +113,20 @@ class OneLineParser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]  # only the form that returns a Namespace
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
+        # argparse refuses unrecognized arguments after parse_known_args has returned: still
+        # parsing, for error().
+        parsing, self._parsing = self._parsing, True
         try:
             return super().parse_args(args, namespace)
         except argparse.ArgumentError as error:
             # argparse raises its ArgumentError while handling the type's own error, which is
-            # therefore its context: a NumberError or a ChoiceError is one line, anything else
-            # argparse's usual.
-            one_line = isinstance(error, ChoiceError) or isinstance(error.__context__, NumberError)
+            # therefore its context: a ChoiceError, or a type's ArgumentTypeError (a NumberError,
+            # a script's own type worded for the user) is one line, anything else argparse's
+            # usual.
+            worded = isinstance(error.__context__, argparse.ArgumentTypeError)
+            one_line = isinstance(error, ChoiceError) or worded
             if one_line and error.argument_name:
                 self.exit(2, f"error: {error.argument_name}: {error.message}\n")
-            self.error(str(error))
+            super().error(str(error))
+        finally:
+            self._parsing = parsing
