@@ -16,7 +16,7 @@ from alphazero.config import ConfigError, config_from_dict, load_config
         ({"trian": {}}, "trian: unknown setting"),
         ({"train": {"batch_size": "x"}}, "train.batch_size: expected an integer"),
         ({"search": {"simulations": 1}}, "search.simulations: must be >= 2"),
-        ({"search": {"c_puct": 0}}, "search.c_puct: must be > 0.0"),
+        ({"search": {"c_puct": 0}}, "search.c_puct: must be > 0 and <= 100, got 0.0"),
         ({"train": {"learning_rate": float("nan")}}, "train.learning_rate: must be a finite"),
         ({"search": {"c_puct": float("inf")}}, "search.c_puct: must be a finite number"),
         ({"network": {"l2": float("-inf")}}, "network.l2: must be a finite number"),
@@ -63,6 +63,26 @@ def test_bad_settings_are_one_line_errors_naming_the_key(data, message):
         config_from_dict(data)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+ROW = re.compile(r"^\| `([a-z_.]+)` \| [^|]* \| ([>=]+ [\d,.]+ and <= ([\d,.]+))(, or `null`)? \|")
+
+
+def test_a_value_out_of_range_is_told_the_range_docs_configuration_md_gives():
+    """Each bounded setting's error words its range as the page's allowed column, thousands
+    apart: ``train.batch_size: must be >= 1 and <= 65,536, got 65537``."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    rows = [match.groups() for line in page.splitlines() if (match := ROW.match(line))]
+    assert len(rows) > 30 and any(high == "4,294,967,295" for _, _, high, _ in rows)
+    for key, allowed, high, _ in rows:
+        value = int(float(high.replace(",", ""))) + 1
+        *sections, name = key.split(".")
+        data: dict = {name: value}
+        for section in reversed(sections):
+            data = {section: data}
+        with pytest.raises(ConfigError) as error:
+            config_from_dict(data)
+        assert str(error.value).startswith(f"{key}: must be {allowed}, got {value}"), key
 
 
 @pytest.mark.parametrize(

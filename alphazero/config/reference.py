@@ -24,6 +24,7 @@ from . import sections as config_module
 from .removed import REMOVED_SETTINGS
 from .sections import Config
 from .strict_yaml import spelling
+from .typed import allowed_range
 
 SENTENCE_END = re.compile(r"(?<=[a-z0-9`)])\. (?=[A-Z`])")
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
@@ -78,12 +79,8 @@ def _allowed(f: dataclasses.Field[Any], hint: Any) -> str:
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     base = args[0] if args else hint
     optional = type(None) in typing.get_args(hint)
-    bounds = f.metadata
-    if "low" in bounds:
-        low, high = bounds["low"], bounds["high"]
-        left = "" if low is None else f"{'>' if bounds['open_low'] else '>='} {_number(low)}"
-        right = "" if high is None else f"<= {_number(high)}"
-        text = " and ".join(part for part in (left, right) if part)
+    if "low" in f.metadata:
+        text = allowed_range(dict(f.metadata))  # as a value out of range is told
     elif base is bool:
         text = "`true`, `false`"
     elif typing.get_origin(hint) is dict:
@@ -93,13 +90,6 @@ def _allowed(f: dataclasses.Field[Any], hint: Any) -> str:
     else:
         text = {str: "text"}.get(base, getattr(base, "__name__", str(base)))
     return f"{text}, or `null`" if optional else text
-
-
-def _number(x: float) -> str:
-    """A bound as the page shows it: a whole one without ``.0`` (``> 0``, even for a float)
-    and with its thousands apart (``<= 65,536``, ``<= 4,294,967,295``: read, not copied into a
-    config, unlike the defaults), any other as a config writes it (``1.0e-05``)."""
-    return f"{int(x):,}" if float(x).is_integer() else spelling(x)
 
 
 def _meaning(doc: str) -> str:

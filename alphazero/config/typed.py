@@ -12,6 +12,7 @@ import typing
 from typing import Any, Literal
 
 from .errors import ConfigError, cut, shown
+from .strict_yaml import spelling
 
 
 def bounds(low: float | None = None, high: float | None = None, *, open_low: bool = False):
@@ -90,14 +91,29 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
     raise ConfigError(f"{key}: expected {_type_name(tp)}, got {shown(value)}")
 
 
+def allowed_range(meta: dict[str, Any]) -> str:
+    """A field's ``bounds`` as its range error and docs/configuration.md word them: ``>= 1 and
+    <= 65,536``, ``> 0 and <= 100``; empty without bounds."""
+    low, high = meta.get("low"), meta.get("high")
+    left = "" if low is None else f"{'>' if meta.get('open_low') else '>='} {_bound(low)}"
+    right = "" if high is None else f"<= {_bound(high)}"
+    return " and ".join(part for part in (left, right) if part)
+
+
+def _bound(x: float) -> str:
+    """A whole bound without ``.0`` (``> 0``, even for a float) and with its thousands apart
+    (``<= 65,536``, ``<= 4,294,967,295``: read, not copied into a config, unlike a default),
+    any other as a config writes it (``1.0e-05``)."""
+    return f"{int(x):,}" if float(x).is_integer() else spelling(x)
+
+
 def check_range(value: Any, meta: dict[str, Any], key: str) -> None:
     low, high = meta.get("low"), meta.get("high")
-    if value is None or low is None:
+    if value is None:
         return
-    below = value <= low if meta.get("open_low") else value < low
+    below = low is not None and (value <= low if meta.get("open_low") else value < low)
     if below or (high is not None and value > high):
-        lower = f"> {low}" if meta.get("open_low") else f">= {low}"
-        raise ConfigError(f"{key}: must be {lower} and <= {high}, got {shown(value)}")
+        raise ConfigError(f"{key}: must be {allowed_range(meta)}, got {shown(value)}")
 
 
 def build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
