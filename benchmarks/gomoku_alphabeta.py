@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero import progress
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
 from alphazero.config.command_line import OneLineParser
 from alphazero.games.gomoku import Gomoku, GomokuView
+from alphazero.progress import bars
 
 POSITIONS = Path(__file__).resolve().parent / "data" / "gomoku_15x15_middle_games.txt"
 SIZE, N_IN_ROW, COUNT = 15, 5, 20
@@ -79,7 +79,7 @@ def read_positions(path: Path) -> list[Gomoku]:
 def time_depth(depth: int, positions: list[Gomoku], show: bool) -> tuple[list[float], float]:
     """CPU seconds of one move in each position, and the mean nodes searched."""
     seconds, nodes = [], []
-    bar = progress.bar(len(positions), f"depth {depth}", "position", enabled=show)
+    bar = bars.bar(len(positions), f"depth {depth}", "position", enabled=show)
     for game in positions:
         player = AlphaBetaPlayer(depth, seed=0)
         start = time.process_time()

@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 from play_search import openings  # experiments/
 
-from alphazero import progress as progress_bars
 from alphazero.config.command_line import OneLineParser
 from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
@@ -65,6 +64,7 @@ from alphazero.network.engines import ENGINES, EngineError
 from alphazero.network.inference import load_inference
 from alphazero.play.defaults import DEFAULT_CACHE, DEFAULT_ENGINE, DEFAULT_LEAVES
 from alphazero.play.models import config_game
+from alphazero.progress import bars as progress_bars
 from alphazero.search import Policy
 from alphazero.training.run_errors import CheckpointError
 

@@ -9,11 +9,11 @@ import sys
 import numpy as np
 import pytest
 
-from alphazero import progress
 from alphazero.baselines.perfect import PerfectPlayer, solve
 from alphazero.evaluation.arena import MatchResult, elo_difference, play_match, score_below
 from alphazero.evaluation.players import PlayerSpecError, RandomPlayer, make_player
 from alphazero.games import make
+from alphazero.progress import bars
 
 
 def test_score_confidence_interval_and_elo_on_known_results():
@@ -116,7 +116,7 @@ def test_a_long_match_in_a_log_shows_its_moves_before_any_game_ends(monkeypatch)
             now[0] += 10.0  # each move takes 10 s
             return super().__call__(game)
 
-    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(bars.time, "monotonic", lambda: now[0])
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
     play_match(Slow("a"), Slow("b"), lambda: make("tictactoe"), 4)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from alphazero import progress
-from alphazero.progress import RunProgress
+from alphazero.progress import bars
+from alphazero.progress.eta import RunProgress
 from alphazero.training.metrics import summary_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,10 +37,10 @@ class Terminal(io.StringIO):
 
 def test_a_log_gets_a_whole_line_at_most_every_30_seconds(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(progress.time, "monotonic", clock)
+    monkeypatch.setattr(bars.time, "monotonic", clock)
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
-    bar = progress.bar(1000, "self-play", "game")
+    bar = bars.bar(1000, "self-play", "game")
     for _ in range(1000):  # 125 s of updates, eight a second
         clock.now += 0.125
         bar.update(1)
@@ -56,7 +56,7 @@ def test_a_log_gets_a_whole_line_at_most_every_30_seconds(monkeypatch):
 def test_a_phase_shorter_than_30_seconds_writes_nothing_to_a_log(monkeypatch):
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
-    with progress.bar(100, "train", "step") as bar:
+    with bars.bar(100, "train", "step") as bar:
         for _ in range(100):
             bar.update(1)
     assert log.getvalue() == ""
@@ -64,14 +64,14 @@ def test_a_phase_shorter_than_30_seconds_writes_nothing_to_a_log(monkeypatch):
 
 def test_a_log_line_in_a_run_says_the_iteration_the_run_time_and_the_eta(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(progress.time, "monotonic", clock)
+    monkeypatch.setattr(bars.time, "monotonic", clock)
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
     run = RunProgress(30, {"self-play": 1.0, "train": 0.1}, moves_per_game=10, clock=clock)
     with run.active():
         run.start_iteration(3, {"self-play": 64, "train": 100}, run_seconds=600)
         with run.phase("self-play"):
-            bar = progress.bar(64, "self-play", "game")
+            bar = bars.bar(64, "self-play", "game")
             clock.now += 31
             run.report_moves(320)  # half the moves of 64 games of 10
             bar.update(0)
@@ -88,7 +88,7 @@ def test_the_bar_on_a_terminal_shows_the_iteration_the_run_time_and_the_eta(monk
     with run.active():
         run.start_iteration(7, {"self-play": 64, "train": 100}, run_seconds=3725)
         with run.phase("self-play"):
-            bar = progress.bar(64, "self-play", "game")
+            bar = bars.bar(64, "self-play", "game")
             bar.update(16)
             bar.set_postfix(moves=100)
             shown = terminal.getvalue().split("\r")[-1]
@@ -101,7 +101,7 @@ def test_the_bar_on_a_terminal_shows_the_iteration_the_run_time_and_the_eta(monk
 def test_bars_outside_a_run_stay_as_they_were(monkeypatch):
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    bar = progress.bar(10, "model vs uct:200", "game")
+    bar = bars.bar(10, "model vs uct:200", "game")
     bar.update(5)
     bar.refresh()
     shown = terminal.getvalue().split("\r")[-1]

@@ -183,7 +183,7 @@ def test_a_worker_that_dies_mid_game_is_one_clear_error(learner):
 
 
 def test_ctrl_c_keeps_the_games_the_workers_had_finished(learner, monkeypatch):
-    from alphazero import progress
+    from alphazero.progress import bars
     from alphazero.workers import SelfPlayInterrupted
 
     class CtrlCAtTheThirdGame:
@@ -205,7 +205,7 @@ def test_ctrl_c_keeps_the_games_the_workers_had_finished(learner, monkeypatch):
     others = learner[0]._processes
     config = tiny_config(selfplay={"parallel_games": 1})
     backend = ProcessBackend(config, new_model(config), progress=True)
-    monkeypatch.setattr(progress, "bar", lambda *args, **kwargs: CtrlCAtTheThirdGame())
+    monkeypatch.setattr(bars, "bar", lambda *args, **kwargs: CtrlCAtTheThirdGame())
     with pytest.raises(SelfPlayInterrupted) as stop:
         backend.play(8, np.random.default_rng(0))
     kept = stop.value

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import progress as progress_bars
 from ..games.base import Game
+from ..progress import bars as progress_bars
 from ..training.interrupts import raise_if_interrupted
 from .players import BatchPlayer, Player
 from .time_budget import SearchLog

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
+from ..progress import bars as progress_bars
 from ..training.checkpoints import load_model
 from ..training.run_errors import CheckpointError
 from ..training.run_state import RunState, top_score_record

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import progress as progress_bars
 from ..config import SearchConfig, SelfPlayConfig
 from ..games.base import Game
+from ..progress import bars as progress_bars
 from ..search import (
     EvaluationCache,
     Node,

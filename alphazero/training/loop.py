@@ -26,7 +26,6 @@ from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it
 
 # isort: split
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..evaluation.run_evaluation import (
     BEST_RULE,
@@ -34,6 +33,8 @@ from ..evaluation.run_evaluation import (
     evaluate_iteration,
     solved_positions_metrics,
 )
+from ..progress import bars as progress_bars
+from ..progress.eta import format_seconds
 from ..selfplay.pending import PendingGames
 from ..selfplay.results import Examples, SelfPlayStats
 from ..workers import SelfPlayInterrupted
@@ -213,14 +214,14 @@ def _self_play(
 def _first_estimate(config: Config, iteration: int, stats: SelfPlayStats) -> str:
     """The run's self-play time at the pace of this session's first games: what the run will
     cost, said before its first iteration ends (the run ETA needs a whole timed iteration)."""
-    first = f"first games: {stats.games:,} in {progress_bars.format_seconds(stats.seconds)}"
+    first = f"first games: {stats.games:,} in {format_seconds(stats.seconds)}"
     left = config.iterations - iteration  # this iteration's games are played
     if not left:
         return f"{first}; the run's last iteration, so its self-play is done"
     seconds = stats.seconds / stats.games * config.selfplay.games_per_iteration * left
     return (
         f"{first}; at that pace self-play alone takes about "
-        f"{progress_bars.format_seconds(seconds)} for the {_iterations(left)} left (training "
+        f"{format_seconds(seconds)} for the {_iterations(left)} left (training "
         "and evaluation add to it; the run ETA follows once an iteration has been timed)"
     )
 

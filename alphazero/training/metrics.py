@@ -12,10 +12,9 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..evaluation.arena import format_elo
-from ..progress import RunProgress
+from ..progress.eta import RunProgress, format_seconds
 from ..selfplay.pending import json_default
 from .atomic import atomic_write_text
 from .run_files import METRICS_FILE, TENSORBOARD_DIR
@@ -202,8 +201,8 @@ def summary_line(
         seconds = tracker.iteration_seconds()
         run_eta = tracker.run_eta()
         timing = (
-            f"; {progress_bars.format_seconds(seconds)} "
-            f"(run {progress_bars.format_seconds(tracker.run_seconds + seconds)}"
+            f"; {format_seconds(seconds)} "
+            f"(run {format_seconds(tracker.run_seconds + seconds)}"
             f"{', ' + run_eta if run_eta else ''})"
         )
     of = f"/{iterations}" if iterations is not None else ""

@@ -19,12 +19,12 @@ from ..network import tf_setup  # noqa: F401  (imports TensorFlow quietly, so it
 
 import keras
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..evaluation.run_evaluation import check_model_opponents, top_score_from_metrics
 from ..games import Game, make
 from ..network.model import InferenceModel, build_network
-from ..progress import RunProgress
+from ..progress import bars as progress_bars
+from ..progress.eta import RunProgress
 from ..selfplay.pending import PendingGames
 from ..workers import SelfPlayBackend, make_backend
 from .buffer_format import symmetry_tables

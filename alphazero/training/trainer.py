@@ -23,10 +23,10 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from .. import progress as progress_bars
 from ..config import TrainConfig
 from ..network.model import wdl_targets, wdl_value
 from ..network.schedules import StepDecay
+from ..progress import bars as progress_bars
 from .interrupts import raise_if_interrupted
 
 METRICS = ("policy_loss", "value_loss", "value_mse", "l2_loss", "total_loss", "policy_entropy")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..games import Game, make
+from ..progress.eta import report_moves
 from ..selfplay.loop import play_games
 from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
 from .base import SelfPlayBackend, SelfPlayInterrupted, WorkerError, merge, split_games
@@ -41,7 +41,7 @@ class LocalBackend:
         try:
             return play_games(
                 self.new_game, self.inference, num_games, config.search, config.selfplay,
-                rng, self.progress, on_game=finished.add, on_step=progress_bars.report_moves,
+                rng, self.progress, on_game=finished.add, on_step=report_moves,
             )  # fmt: skip
         except KeyboardInterrupt:
             # The games in flight are lost: the kept games' iteration goes on without them.

@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .. import progress as progress_bars
 from ..config import Config
 from ..games import make
+from ..progress import bars as progress_bars
+from ..progress.eta import report_moves
 from ..selfplay.loop import play_games
 from ..selfplay.results import Examples, FinishedGames, SelfPlayStats
 from ..training.interrupts import raise_if_interrupted, sigint_ignored
@@ -323,7 +324,7 @@ class ProcessBackend:
                 for index, message in self._receive(pending, timeout=1.0):
                     if message[0] == "moves":
                         moves[index] = message[1]
-                        progress_bars.report_moves(sum(moves))
+                        report_moves(sum(moves))
                     elif message[0] == "game":
                         finished[index].add(message[1], message[2])
                         bar.update(1)

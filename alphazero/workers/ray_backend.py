@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import progress as progress_bars
 from ..config import Config, ConfigError
 from ..games import make
+from ..progress import bars as progress_bars
 from ..selfplay.results import Examples, SelfPlayStats
 from ..training.interrupts import raise_if_interrupted
 from .base import SelfPlayInterrupted, WorkerError, merge, split_games
