@@ -374,6 +374,46 @@ def test_one_runs_hours_show_its_first_cpu_hours(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_several_runs_are_drawn_by_iteration_with_x_iteration(tmp_path, capsys):
+    """``--x iteration`` applies to several runs too, where it was once silently ignored: the
+    raw policy's line and the search markers lie at their iterations, not their CPU hours;
+    ``--hours`` with it is refused in one line rather than cut an iteration axis."""
+    from alphazero.report.command import main
+    from alphazero.report.compare import correct_moves_figure
+
+    runs = {
+        name: [{**spent(i, None, TOTALS[i]), "connect4_positions": {"policy_correct": 0.6}}
+               for i in TOTALS]
+        for name in ("a", "b")
+    }  # fmt: skip
+    searched = {"a": [{"iteration": 3, "cpu_hours": 0.4, "simulations": 50,
+                       "search_correct": 0.8}]}  # fmt: skip
+    (ax,) = correct_moves_figure(runs, searched=searched, x="iteration").axes
+    xs = {line.get_label(): list(line.get_xdata()) for line in ax.lines}
+    assert xs == {
+        "a: raw policy": [1, 2, 3, 4],
+        "a: 50 simulations": [3],
+        "b: raw policy": [1, 2, 3, 4],
+    }
+    assert ax.get_xlabel() == "iteration"
+    (ax,) = correct_moves_figure(runs, searched=searched).axes  # CPU hours, as before
+    assert list(ax.lines[0].get_xdata()) == pytest.approx([0.1, 0.3, 0.4, 1.0])
+    assert list(ax.lines[1].get_xdata()) == [0.4]
+
+    for name, records in runs.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in records)
+        )
+    out = tmp_path / "r.png"
+    given = [str(tmp_path / "a"), str(tmp_path / "b"), "-o", str(out), "--x", "iteration"]
+    assert main(given) == 0 and out.read_bytes().startswith(b"\x89PNG")
+    out.unlink()
+    assert main([*given, "--hours", "0.5"]) == 2 and not out.exists()
+    err = capsys.readouterr().err
+    assert err == "error: --hours needs the CPU-hours x axis, not --x iteration\n"
+
+
 def test_the_hours_label_says_what_the_metrics_counted():
     from alphazero.report.strength import cpu_hours, hours_label
 

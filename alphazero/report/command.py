@@ -8,7 +8,8 @@ iteration; its evaluations are printed as a table as well (``strength.strength_t
 
 Given several runs (``RUN_DIR RUN_DIR ...``), one panel instead (``compare``): each
 run's share of correct moves on the solved Connect Four positions against the CPU hours it had
-spent, the raw policy's as a line and any measures with search as markers.
+spent (or with ``--x iteration`` against the iteration), the raw policy's as a line and any
+measures with search as markers.
 
 What is read from a run folder, and its one-line errors, is ``records``'.
 """
@@ -34,7 +35,7 @@ def _parser() -> OneLineParser:
         "scores against each opponent as a PNG, against the CPU hours it had spent where "
         "metrics.jsonl records them, and print its evaluations as a table (iteration, CPU "
         "hours, Elo, scores). Several Connect Four runs: their correct-move shares on the "
-        "solved positions against CPU hours.",
+        "solved positions against CPU hours (or the iteration, --x).",
     )
     parser.add_argument(
         "run_dirs",
@@ -42,7 +43,7 @@ def _parser() -> OneLineParser:
         nargs="+",
         metavar="RUN_DIR",
         help="a run folder written by train.py; several (Connect Four): their correct-move "
-        "shares on the solved positions against CPU hours, in one panel",
+        "shares on the solved positions against CPU hours (or the iteration), in one panel",
     )
     parser.add_argument(
         "-o",
@@ -57,17 +58,18 @@ def _parser() -> OneLineParser:
         "--hours",
         type=number,
         default=None,
-        help="show the first HOURS CPU hours (default: all): of several runs, or of one run "
-        "drawn against its CPU hours (not with --x iteration, nor where its metrics.jsonl lacks "
-        "them); its table of evaluations stays whole",
+        help="show the first HOURS CPU hours (default: all), not with --x iteration: of "
+        "several runs, or of one run drawn against its CPU hours (not where its metrics.jsonl "
+        "lacks them); its table of evaluations stays whole",
     )
     parser.add_argument(
         "--x",
         choices=X_AXES,
         default=X_AXES[0],
-        help="one run's x axis: the CPU hours it had spent (default; all train.py processes "
-        "where metrics.jsonl records cpu_seconds, the axis label says which; the iteration "
-        "on the top axis) or the iteration (also where no CPU hours are recorded)",
+        help="the x axis, of one run or of several: the CPU hours spent (default) or the "
+        "iteration. One run's CPU hours are all train.py processes' where metrics.jsonl "
+        "records cpu_seconds (the axis label says which; the iteration on the top axis), and "
+        "it is drawn by iteration where no CPU hours are recorded",
     )
     return parser
 
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hours is not None and not 0 < args.hours < math.inf:  # NaN too
         print(f"error: --hours must be above 0 and finite, got {args.hours:g}", file=sys.stderr)
         return 2
-    if args.hours is not None and args.x == "iteration" and len(args.run_dirs) == 1:
+    if args.hours is not None and args.x == "iteration":
         print("error: --hours needs the CPU-hours x axis, not --x iteration", file=sys.stderr)
         return 2
     twice = _given_twice(args.run_dirs)
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                 name: read_search_measures(run)
                 for name, run in zip(runs, args.run_dirs, strict=True)
             }
-            draw_correct_moves(runs, args.output, args.hours, searched)
+            draw_correct_moves(runs, args.output, args.hours, searched, args.x)
             print(f"wrote {args.output}")
             return 0
     except ReportError as error:

@@ -25,7 +25,8 @@ MIN_ITERATIONS = 2
 
 
 X_AXES = ("cpu-hours", "iteration")
-"""The single-run report's x axes; the first is the default where the metrics allow it."""
+"""The report's x axes, of one run and of several; the first is the default, one run's where
+its metrics allow it."""
 
 Xs = dict[int, float]
 """Where each iteration lies on the x axis: its CPU hours, or the iteration itself."""
