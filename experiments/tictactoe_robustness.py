@@ -16,6 +16,7 @@ import dataclasses
 import sys
 import tempfile
 import time
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -24,12 +25,14 @@ from alphazero.baselines.perfect import losses_against_perfect_play
 from alphazero.config import ConfigError, load_config
 from alphazero.config.command_line import NumberError, OneLineParser
 from alphazero.games import Game, make
-from alphazero.network.model import InferenceModel
+from alphazero.network.model import InferenceModel, Precision
 from alphazero.search import Node, SearchParams, search
 from alphazero.training.checkpoints import load_model
 from alphazero.training.loop import train
 
 SIMULATIONS = 64  # as tests/test_learning.py's model
+PRECISIONS = typing.get_args(Precision)
+"""search.inference_precision's values."""
 
 
 def model_move(policy, game: Game) -> int:
@@ -38,12 +41,16 @@ def model_move(policy, game: Game) -> int:
 
 
 def seeds(text: str) -> list[int]:
-    """``"0-4"`` as ``[0, 1, 2, 3, 4]``, ``"3"`` as ``[3]``."""
+    """``"0-4"`` as ``[0, 1, 2, 3, 4]``, ``"3"`` as ``[3]``; ``"5-2"``, which would train
+    nothing, is refused."""
     low, _, high = text.partition("-")
     try:
-        return list(range(int(low), int(high or low) + 1))
+        found = list(range(int(low), int(high or low) + 1))
     except ValueError:
         raise NumberError(f"expected a seed or LOW-HIGH such as 0-4, got {text!r}") from None
+    if not found:
+        raise NumberError(f"expected LOW-HIGH with LOW at most HIGH, such as 0-4, got {text!r}")
+    return found
 
 
 def main() -> int:
@@ -53,7 +60,11 @@ def main() -> int:
     )
     parser.add_argument("--seeds", type=seeds, default=seeds("0-4"), help="e.g. 0-4")
     parser.add_argument(
-        "--precisions", nargs="+", default=["float32", "bfloat16"], help="inference precisions"
+        "--precisions",
+        nargs="+",
+        choices=PRECISIONS,
+        default=["float32", "bfloat16"],
+        help="inference precisions, as search.inference_precision (default float32 bfloat16)",
     )
     args = parser.parse_args()
     try:

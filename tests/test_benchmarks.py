@@ -179,6 +179,8 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
          "--lengths: expected LOW-HIGH such as 4-12, got '4'"),
         ("experiments/tictactoe_robustness.py", ["--seeds", "a-b"],
          "--seeds: expected a seed or LOW-HIGH such as 0-4, got 'a-b'"),
+        ("experiments/tictactoe_robustness.py", ["--seeds", "5-2"],
+         "--seeds: expected LOW-HIGH with LOW at most HIGH, such as 0-4, got '5-2'"),
     ],
 )  # fmt: skip
 def test_a_value_that_is_no_number_is_one_line_naming_the_option(tmp_path, script, args, message):
@@ -214,8 +216,10 @@ def test_an_unknown_option_of_a_benchmark_still_shows_the_usage(tmp_path):
         ("selfplay.py", ["--precision", "16"], "--precision: expected auto, float32 or"),
         ("selfplay_cost.py", ["--only", "all"], "--only: expected selfplay, training, "),
         ("strength.py", ["--search", "mcts"], "--search: expected puct or gumbel"),
+        ("../experiments/tictactoe_robustness.py", ["--precisions", "float32", "float16"],
+         "--precisions: expected auto, float32 or bfloat16, got 'float16'"),
     ],
-)
+)  # fmt: skip
 def test_a_bad_choice_is_one_line_naming_the_option_and_its_choices(
     tmp_path, script, args, message
 ):
