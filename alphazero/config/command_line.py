@@ -79,7 +79,7 @@ class OneLineParser(argparse.ArgumentParser):
     command's own checks of the values, is one line too."""
 
     def __init__(self, **kwargs: Any) -> None:
-        # Its errors are raised rather than printed, so that parse_args can tell a number's or a
+        # Its errors are raised rather than printed, so that _refuse can tell a number's or a
         # choice's.
         super().__init__(exit_on_error=False, **kwargs)
         # argparse looks a type up in this registry before calling it, so a script's plain
@@ -98,15 +98,19 @@ class OneLineParser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]  # only the form that returns a Namespace
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        # Refused here rather than in parse_args: a subcommand's parser is called through this
+        # method, and its errors show its own usage, as argparse's do.
         parsing, self._parsing = self._parsing, True
         try:
             return super().parse_known_args(args, namespace)
+        except argparse.ArgumentError as error:
+            self._refuse(error)
         finally:
             self._parsing = parsing
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         # argparse's own check words it "invalid choice: ..." in an ArgumentError that
-        # parse_args could not tell from an unknown option's.
+        # _refuse could not tell from an unknown option's.
         if action.choices is not None and value not in action.choices:
             raise ChoiceError(action, f"expected {_listed(action.choices)}, got {value!r}")
 
@@ -114,19 +118,21 @@ class OneLineParser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
         # argparse refuses unrecognized arguments after parse_known_args has returned: still
-        # parsing, for error().
+        # parsing, for error(); Python 3.13 raises that refusal instead, for _refuse.
         parsing, self._parsing = self._parsing, True
         try:
             return super().parse_args(args, namespace)
         except argparse.ArgumentError as error:
-            # argparse raises its ArgumentError while handling the type's own error, which is
-            # therefore its context: a ChoiceError, or a type's ArgumentTypeError (a NumberError,
-            # a script's own type worded for the user) is one line, anything else argparse's
-            # usual.
-            worded = isinstance(error.__context__, argparse.ArgumentTypeError)
-            one_line = isinstance(error, ChoiceError) or worded
-            if one_line and error.argument_name:
-                self.exit(2, f"error: {error.argument_name}: {error.message}\n")
-            super().error(str(error))
+            self._refuse(error)
         finally:
             self._parsing = parsing
+
+    def _refuse(self, error: argparse.ArgumentError) -> NoReturn:
+        # argparse raises its ArgumentError while handling the type's own error, which is
+        # therefore its context: a ChoiceError, or a type's ArgumentTypeError (a NumberError,
+        # a script's own type worded for the user) is one line, anything else argparse's usual.
+        worded = isinstance(error.__context__, argparse.ArgumentTypeError)
+        one_line = isinstance(error, ChoiceError) or worded
+        if one_line and error.argument_name:
+            self.exit(2, f"error: {error.argument_name}: {error.message}\n")
+        super().error(str(error))
