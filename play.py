@@ -8,7 +8,8 @@ python play.py --web                             # the board in your browser, pl
 python play.py --help                            # every option, the notation, the commands
 
 The program lives in the package ``alphazero.play``: ``cli`` reads the options, ``session`` is
-the game at the terminal (board, prompt, hints, undo), ``web`` the page and its server.
+the game at the terminal (board, prompt, hints, undo), ``web`` starts ``--web`` and the
+``web_*`` modules are the page's server (``web_server``) and what it serves.
 """
 
 from __future__ import annotations
