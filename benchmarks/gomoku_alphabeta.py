@@ -112,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of --write-positions (0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if args.limit <= 0:
-        parser.error("--limit must be positive")
+    if not args.limit > 0:  # NaN too, which no median is within
+        parser.error(f"--limit must be above 0, got {args.limit:g}")
     if args.max_depth < 1:
         parser.error("--max-depth must be at least 1")
     if args.write_positions:

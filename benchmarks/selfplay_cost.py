@@ -505,8 +505,8 @@ def main() -> int:
     for flag in ("rounds", "steps", "threads"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag} must be at least 1, got {getattr(args, flag)}")
-    if args.cpu_seconds <= 0:
-        parser.error(f"--cpu-seconds must be above 0, got {args.cpu_seconds}")
+    if not args.cpu_seconds > 0:  # NaN too
+        parser.error(f"--cpu-seconds must be above 0, got {args.cpu_seconds:g}")
     if min(args.forward_batches) < 1:
         parser.error("--forward-batches must all be at least 1")
     for folder in args.metrics:

@@ -102,6 +102,7 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
+        (bench / "gomoku_alphabeta.py", ["--limit", "nan"], "--limit must be above 0, got nan"),
         (
             bench / "gomoku_alphabeta.py",
             ["--positions", str(tmp_path / "gone.txt")],
@@ -120,6 +121,7 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         (bench / "play_startup.py", ["--timeout", "-1"], "--timeout must be above 0, got -1"),
         (bench / "selfplay_cost.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "selfplay_cost.py", ["--cpu-seconds", "0"], "--cpu-seconds must be above 0"),
+        (bench / "selfplay_cost.py", ["--cpu-seconds", "nan"], "--cpu-seconds must be above 0"),
         (bench / "selfplay_cost.py", ["--only", "metrics"], "--only metrics needs --metrics"),
         (bench / "selfplay_cost.py", ["--metrics", str(tmp_path)], "no metrics.jsonl there"),
         (bench / "selfplay_cost.py", ["nope.yaml"], "nope.yaml: no such config"),
