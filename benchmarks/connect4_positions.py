@@ -118,8 +118,8 @@ def main() -> int:
         parser.error(f"--sims must be at least 2, got {args.sims}")
     if args.leaves is not None and args.leaves < 1:
         parser.error(f"--leaves must be at least 1, got {args.leaves}")
-    if args.c_puct is not None and args.c_puct <= 0:
-        parser.error(f"--c-puct must be positive, got {args.c_puct:g}")
+    if args.c_puct is not None and not 0 < args.c_puct <= 100:  # NaN too, as play.py's
+        parser.error(f"--c-puct must be above 0 and at most 100, got {args.c_puct:g}")
     if args.every < 1:
         parser.error(f"--every must be at least 1, got {args.every}")
     if args.record and (args.positions is not None or args.every > 1):

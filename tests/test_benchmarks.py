@@ -143,6 +143,11 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         ),
         (
             bench / "connect4_positions.py",
+            ["--model", "x", "--c-puct", "nan"],
+            "--c-puct must be above 0 and at most 100, got nan",
+        ),
+        (
+            bench / "connect4_positions.py",
             ["--model", "x", "--positions", str(tmp_path / "gone.tsv")],
             "gone.tsv: No such file",
         ),
