@@ -48,8 +48,9 @@ def test_play_takes_the_runs_constants_and_the_flags_override_them(tmp_path):
 def test_search_params_refuse_what_no_search_can_do():
     with pytest.raises(ValueError, match="puct or gumbel"):
         SearchParams(algorithm="mcts")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="c_puct"):
-        SearchParams(c_puct=0.0)
+    for c_puct in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="c_puct"):
+            SearchParams(c_puct=c_puct)
 
 
 def _flat(planes):

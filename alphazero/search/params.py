@@ -8,6 +8,7 @@ so a model plays as it was trained unless a caller says otherwise.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -53,8 +54,8 @@ class SearchParams:
     def __post_init__(self) -> None:
         if self.algorithm not in ("puct", "gumbel"):
             raise ValueError(f"search algorithm must be puct or gumbel, got {self.algorithm!r}")
-        if self.c_puct <= 0:
-            raise ValueError(f"c_puct must be positive, got {self.c_puct:g}")
+        if not 0 < self.c_puct < math.inf:  # NaN fails this too, where `<= 0` let it by
+            raise ValueError(f"c_puct must be positive and finite, got {self.c_puct:g}")
         if self.leaves_per_tree < 1:
             raise ValueError(f"leaves per tree must be at least 1, got {self.leaves_per_tree}")
 
