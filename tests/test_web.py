@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -349,6 +350,31 @@ def test_bad_requests_get_a_4xx_json_error_and_the_server_keeps_serving(capsys):
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
     assert captured.err == ""  # refusals are the client's business, not the console's
+
+
+def test_a_connection_carries_one_request_and_is_closed_after_its_answer():
+    """HTTP/1.0, as http.server answers by default: a client asking for keep-alive, or sending
+    a second request behind the first, gets one answer saying ``Connection: close`` and then
+    the end of the connection, after a good request as after a refused body."""
+    app, _ = make_app()
+    with running(app) as base:
+        port = int(base.rsplit(":", 1)[1])
+        options = b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"
+        oversize = (
+            b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n"
+            b"Content-Type: application/json\r\nSec-Fetch-Site: same-origin\r\n"
+            + f"Content-Length: {MAX_BODY + 1}\r\n\r\n".encode()
+            + b"x" * (MAX_BODY + 1)
+        )
+        for first, status in ((options, b"200"), (oversize, b"413")):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+                conn.sendall(first + options)
+                answer = b""
+                while chunk := conn.recv(65536):  # kept open, this would time out
+                    answer += chunk
+            head = answer.partition(b"\r\n\r\n")[0].split(b"\r\n")
+            assert head[0] == b"HTTP/1.0 " + status + b" " + HTTPStatus(int(status)).phrase.encode()
+            assert b"Connection: close" in head and answer.count(b"HTTP/1.") == 1, answer[:300]
 
 
 # ---------------------------------------------------------------------------- the page

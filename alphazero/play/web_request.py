@@ -1,7 +1,6 @@
 """What the server reads from a request besides its path: the body, a JSON object of at most
 ``MAX_BODY`` bytes sent with a ``Content-Length``; the ``since`` version in a query; and the one
-method each page answers. Anything else is a ``RequestError``, and a ``ClosingRequestError``
-when the connection cannot carry another request after it.
+method each page answers. Anything else is a ``RequestError``.
 """
 
 from __future__ import annotations
@@ -24,11 +23,6 @@ MAX_LENGTH_DIGITS = 18
 MAX_VERSION_DIGITS = 12
 
 
-class ClosingRequestError(RequestError):
-    """A refusal after which the connection closes: the body was not read as its headers framed
-    it, so what follows on the connection may not be a request."""
-
-
 def read_body(headers: Message, rfile: BinaryIO) -> dict[str, Any]:
     """The request's JSON object, read from ``rfile`` (``{}`` for no body or an empty one)."""
     length = body_length(headers)
@@ -37,30 +31,28 @@ def read_body(headers: Message, rfile: BinaryIO) -> dict[str, Any]:
     if length > MAX_BODY:
         if length <= MAX_DRAIN:
             drain(rfile, length)
-        raise ClosingRequestError(
+        raise RequestError(
             HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
             f"the body is too large: {length} bytes, at most {MAX_BODY}",
         )
     raw = rfile.read(length)
     if len(raw) < length:
-        raise ClosingRequestError(
-            HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length"
-        )
+        raise RequestError(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
     return parse_body(raw)
 
 
 def body_length(headers: Message) -> int | None:
     """The body's ``Content-Length`` in bytes, or ``None`` when there is none (no body)."""
     if "chunked" in headers.get("Transfer-Encoding", "").lower():
-        raise ClosingRequestError(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
+        raise RequestError(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
     text = headers.get("Content-Length")
     if text is None:
         return None
     text = text.strip()
     if not (text.isascii() and text.isdigit()):  # not "²"
-        raise ClosingRequestError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+        raise RequestError(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
     if len(text) > MAX_LENGTH_DIGITS:  # thousands of digits do not even convert to an int
-        raise ClosingRequestError(
+        raise RequestError(
             HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
             f"the body is too large: a Content-Length of {len(text)} digits, "
             f"at most {MAX_BODY} bytes",

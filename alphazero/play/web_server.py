@@ -5,6 +5,11 @@ A request is taken only when it is addressed to a name the server answers to and
 change, sent as JSON from the page's own origin (``web_origin``); its body and query are read
 within limits (``web_request``).
 
+One request a connection: the handler keeps http.server's HTTP/1.0, and every answer says
+``Connection: close``. The page long-polls (a request waits up to ``WAIT_SECONDS`` for a change)
+and sends one request a click, so keep-alive would save little on a local connection, and would
+make every refused body a question of whether the connection can still carry a request.
+
 Endpoints (every answer is JSON, errors ``{"error": "what was wrong"}`` with a 4xx status)::
 
     GET  /api/options                     the games offered, the defaults from the command line
@@ -31,7 +36,7 @@ from urllib.parse import urlsplit
 from .web_app import WebApp
 from .web_errors import RequestError, check_fields, one_line
 from .web_origin import address_names, check_host, check_same_origin, served_names
-from .web_request import ClosingRequestError, expect_method, read_body, since_version
+from .web_request import expect_method, read_body, since_version
 
 WAIT_SECONDS = 20.0
 """How long ``GET /api/sessions/ID?since=V`` waits for a change before answering anyway."""
@@ -126,7 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         except RequestError as error:
             self._answer_error(error.status, error.message)
         except (ConnectionError, TimeoutError):
-            self.close_connection = True  # the client went away or stalled: nobody to answer
+            pass  # the client went away or stalled: nobody to answer
         except Exception as error:  # a bug: one line on the console, a 500
             print(f"error: {self.command} {self.path[:80]}: {one_line(error)}", file=sys.stderr)
             self._answer_error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error: see the console")
@@ -151,7 +156,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(HTTPStatus.OK, app.options())
         elif parts == ["api", "sessions"]:
             expect_method(method, "POST")
-            session = app.create(self._body())
+            session = app.create(read_body(self.headers, self.rfile))
             with session.lock:
                 self._send_json(HTTPStatus.CREATED, session.state())
         elif len(parts) == 3 and parts[:2] == ["api", "sessions"]:
@@ -164,7 +169,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_json(HTTPStatus.OK, session.state())
         elif len(parts) == 4 and parts[:2] == ["api", "sessions"]:
             expect_method(method, "POST")
-            body = self._body()
+            body = read_body(self.headers, self.rfile)
             session = app.session(parts[2])
             action = parts[3]
             if action == "move":
@@ -183,14 +188,6 @@ class Handler(BaseHTTPRequestHandler):
         else:
             raise RequestError(HTTPStatus.NOT_FOUND, f"no such page: {url.path[:80]}")
 
-    def _body(self) -> dict[str, Any]:
-        """The request's JSON object (``{}`` for no body)."""
-        try:
-            return read_body(self.headers, self.rfile)
-        except ClosingRequestError:
-            self.close_connection = True
-            raise
-
     def _send_json(self, status: int, data: dict[str, Any]) -> None:
         payload = json.dumps(data, separators=(",", ":")).encode()
         self._send(status, payload, "application/json; charset=utf-8")
@@ -208,8 +205,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Content-Security-Policy", CONTENT_SECURITY)
-        if self.close_connection:
-            self.send_header("Connection", "close")
+        self.send_header("Connection", "close")  # HTTP/1.0 implies it; a client need not know
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
