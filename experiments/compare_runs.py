@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.games import make
@@ -127,7 +127,10 @@ def main() -> int:
     parser.add_argument("--sims", type=int, default=200, help="simulations per move")
     parser.add_argument("--opening", type=int, default=2, help="random moves before each game")
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the random openings (default 0)"
+        "--seed",
+        type=non_negative_integer,
+        default=0,
+        help="seed of the random openings (default 0)",
     )
     parser.add_argument(
         "--budgets",
@@ -155,6 +158,17 @@ def main() -> int:
     args = parser.parse_args()
     if args.last < 1:
         parser.error("--last must be at least 1")
+    if args.games < 0:
+        parser.error(f"--games must be at least 0, got {args.games}")
+    if args.sims < 2:  # the first simulation evaluates the root: one visits no move
+        parser.error(f"--sims must be at least 2, got {args.sims}")
+    if args.opening < 0:
+        parser.error(f"--opening must be at least 0, got {args.opening}")
+    if args.cpu_hours is not None and not args.cpu_hours > 0:  # NaN too
+        parser.error(f"--cpu-hours must be above 0, got {args.cpu_hours:g}")
+    refused = [budget for budget in args.budgets if not budget > 0]  # NaN too
+    if refused:
+        parser.error(f"--budgets must be above 0, got {refused[0]:g}")
     if args.at is not None and len(args.at) != len(args.runs):
         parser.error("--at needs one iteration per run")
     if args.at is not None and args.cpu_hours is not None:

@@ -44,7 +44,7 @@ from connect4_fresh_positions import (
 from connect4_opening_targets import read_table
 
 from alphazero.baselines.uct import UCTPlayer
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.pons_positions import SETS, read_set
 from alphazero.evaluation.solved_positions import load_positions
 
@@ -120,7 +120,9 @@ def main() -> int:
     parser.add_argument(
         "--out", type=Path, required=True, help="TSV to write (the committed file's format)"
     )
-    parser.add_argument("--seed", type=int, default=4, help="seed of the games (default 4)")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=4, help="seed of the games (default 4)"
+    )
     parser.add_argument(
         "--lengths",
         type=lengths_range,
@@ -160,8 +162,10 @@ def main() -> int:
         parser.error("--lengths must start at 1 move or more (the empty board is no opening)")
     for name in ("batch", "drawn", "minutes", "jobs"):
         value = getattr(args, name)
-        if value is not None and value <= 0:
+        if value is not None and not value > 0:  # NaN too: --minutes nan started no batch
             parser.error(f"--{name} must be positive, got {value}")
+    if args.good_simulations < 1:
+        parser.error(f"--good-simulations must be at least 1, got {args.good_simulations}")
     if args.drawn is None and args.minutes is None:
         parser.error("give --drawn or --minutes (or both): when to stop")
     if args.out.exists():

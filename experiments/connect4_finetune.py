@@ -25,6 +25,7 @@ Run:
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.config import ConfigError, NetworkConfig, TrainConfig
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.solved_positions import evaluate_network, load_positions
 from alphazero.games import Game, make
 from alphazero.network import tf_setup  # first: imports TensorFlow without its start-up chatter
@@ -91,12 +92,17 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000, help="train steps in all")
     parser.add_argument("--every", type=int, default=500, help="steps between measurements")
     parser.add_argument("--batch-size", type=int, default=256, help="positions a step")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the batch sampling")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="seed of the batch sampling"
+    )
     parser.add_argument("--save", type=Path, help="write the trained model here (.keras)")
     args = parser.parse_args()
-    for name in ("lr", "steps", "every", "batch_size"):
-        if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be positive")
+    if not 0 < args.lr < math.inf:  # NaN too, which passed '<= 0'
+        parser.error(f"--lr must be above 0 and finite, got {args.lr:g}")
+    for name in ("steps", "every", "batch_size"):
+        if getattr(args, name) < 1:
+            option = "--" + name.replace("_", "-")
+            parser.error(f"{option} must be at least 1, got {getattr(args, name)}")
     if args.schedule == "cosine" and args.model is not None:
         # A schedule is a function of the optimizer's step count, which a saved model has
         # long passed: the decay would already be over.

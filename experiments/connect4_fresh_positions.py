@@ -42,7 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from alphazero.baselines.uct import UCTPlayer
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.solved_positions import SolvedPositionsError, load_positions
 from alphazero.games import Connect4, make
 
@@ -186,7 +186,9 @@ def lengths_range(text: str) -> tuple[int, int]:
 def main() -> int:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="TSV to write (the file's format)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=1, help="seed of the games (default 1)"
+    )
     parser.add_argument(
         "--good-simulations", type=int, default=300, help="UCT simulations of a good move"
     )
@@ -213,8 +215,13 @@ def main() -> int:
         help="solved-position files whose positions (or their mirror images) to leave out",
     )
     args = parser.parse_args()
-    if args.scale < 1:
-        parser.error(f"--scale must be at least 1, got {args.scale}")
+    for option, value in (
+        ("--good-simulations", args.good_simulations),
+        ("--jobs", args.jobs),
+        ("--scale", args.scale),
+    ):
+        if value < 1:
+            parser.error(f"{option} must be at least 1, got {value}")
     for path in args.exclude:  # read now, not after the solver is built and has run
         try:
             load_positions(path)
@@ -226,7 +233,7 @@ def main() -> int:
         fresh = draw_positions(
             binary, args.seed, args.good_simulations, args.lengths, args.scale, args.exclude
         )
-        solved = run_solver(binary, fresh, "--weak", max(1, args.jobs))
+        solved = run_solver(binary, fresh, "--weak", args.jobs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(f"{line}\n" for line in solved))
     scores = [int(line.split("\t")[1]) for line in solved]

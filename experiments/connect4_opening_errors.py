@@ -171,6 +171,8 @@ def main() -> int:
     parser.add_argument("--sims", type=int, nargs="+", default=[800], help="search budgets")
     parser.add_argument("--json", type=Path, help="write every reading here")
     args = parser.parse_args()
+    if min(args.sims) < 2:  # the first simulation evaluates the root: one visits no move
+        parser.error(f"--sims must be at least 2, got {min(args.sims)}")
     game = make("connect4")
     try:  # the positions first: a missing file is named before TensorFlow loads a model
         positions: list[SolvedPosition] = [

@@ -50,7 +50,7 @@ import numpy as np
 from connect4_fresh_positions import build_solver, lengths_range, notation, run_solver
 from tqdm import tqdm
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.games import Connect4, make
 from alphazero.search.policy import process_policies
 from alphazero.training.checkpoints import load_model
@@ -438,7 +438,11 @@ def main() -> int:
         f"{SOLVING['common']}; 0: none): self-play's usual lines hold most of the examples, "
         "and a random sample of positions seldom meets them",
     )
-    parser.add_argument("--seed", type=int, help=f"seed of the sample (default {SOLVING['seed']})")
+    parser.add_argument(
+        "--seed",
+        type=non_negative_integer,
+        help=f"seed of the sample (default {SOLVING['seed']})",
+    )
     parser.add_argument(
         "--jobs", type=int, help=f"solver processes at once (default {SOLVING['jobs']})"
     )
@@ -478,6 +482,8 @@ def main() -> int:
             setattr(args, name, default)
     if args.sample < 0 or args.common < 0 or args.sample + args.common == 0:
         parser.error("--sample and --common must be at least 0, and one of them positive")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     low, high = args.stones
     try:  # the files first, the model last: a bad file is named before TensorFlow loads
         rows = None if args.positions is None else read_table(args.positions)
@@ -519,7 +525,7 @@ def main() -> int:
                 return 1
         lines = [notation(p.moves) for p in solving if p.moves is not None]
         with tempfile.TemporaryDirectory() as folder:
-            solved = run_solver(build_solver(Path(folder)), lines, "--weak", max(1, args.jobs))
+            solved = run_solver(build_solver(Path(folder)), lines, "--weak", args.jobs)
         for position, line in zip(solving, solved, strict=True):
             position.result = int(line.split("\t")[1])
     if model is not None:

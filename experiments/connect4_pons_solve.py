@@ -140,6 +140,8 @@ def main() -> int:
         "--status", action="store_true", help="say how far each set is solved, and solve nothing"
     )
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     try:
         if args.status:
             status(args.folder)
@@ -147,7 +149,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as folder:
             binary = build_solver(Path(folder))
             for name in args.sets:
-                solve_set(binary, args.folder, name, max(1, args.jobs))
+                solve_set(binary, args.folder, name, args.jobs)
     except PonsPositionsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ import time
 from forced_win import ForcedWinSearch, shortest_forced_win
 from tqdm import tqdm
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer, PlayerOptions
 from alphazero.evaluation.players import PlayerSpecError, make_player
@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument(
         "--depth", type=int, default=6, help="first-player moves searched per position (default 6)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of both players")
+    parser.add_argument("--seed", type=non_negative_integer, default=0, help="seed of both players")
     args = parser.parse_args()
     for name, least in (("games", 1), ("sims", 2), ("depth", 1)):
         if getattr(args, name) < least:

@@ -61,6 +61,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")  # a median of none
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    # As a config's search.simulations, selfplay.fast_simulations and full_search_share: the
+    # first simulation only evaluates the root, and a cheap search as dear as the full one,
+    # or no full search at all, is no PCR.
+    if args.full < 2:
+        parser.error(f"--full must be at least 2, got {args.full}")
+    if not 2 <= args.fast < args.full:
+        parser.error(f"--fast must be at least 2 and below --full ({args.full}), got {args.fast}")
+    if not 0 < args.share <= 1:  # NaN too
+        parser.error(f"--share must be above 0 and at most 1, got {args.share:g}")
     try:
         start = make(args.game)
     except GameError as error:
@@ -70,7 +81,7 @@ def main() -> None:
         return make(args.game)
 
     model = build_network(start.plane_shape, start.num_actions, NetworkConfig(blocks=4))
-    policy = InferenceModel(model, max_batch=max(args.games, 1), precision="auto")
+    policy = InferenceModel(model, max_batch=args.games, precision="auto")
     search = SearchConfig(simulations=args.full, dirichlet_alpha=0.5)
     selfplay = SelfPlayConfig(
         games_per_iteration=args.games,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.arena import play_match
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import run_folder, trained_search
@@ -94,7 +94,9 @@ def main() -> int:
         help="random moves before each game (default 3: Connect Four has only 49 different "
         "positions 2 moves in)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="seed of the random openings"
+    )
     parser.add_argument(
         "--speed",
         type=int,
@@ -104,6 +106,14 @@ def main() -> int:
         "as play.py searches (PUCT with its --leaves default), over N opening positions",
     )
     args = parser.parse_args()
+    for option, value, least in (
+        ("--sims", args.sims, 2),  # the first simulation evaluates the root: one visits no move
+        ("--games", args.games, 1),
+        ("--opening", args.opening, 0),
+        ("--speed", args.speed, 0),  # 0: the match
+    ):
+        if value < least:
+            parser.error(f"{option} must be at least {least}, got {value}")
     folder = run_folder(args.model)
     found = config_game(folder / "config.yaml") if folder is not None else None
     if found is None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import sys
 import time
 
-import keras
 import numpy as np
 
 from alphazero.config import NetworkConfig, TrainConfig
 from alphazero.config.command_line import OneLineParser
 from alphazero.network.model import build_network
+from alphazero.network.tf_setup import keras  # without TensorFlow's start-up chatter
 from alphazero.training.replay_buffer import ReplayBuffer, ReplayBufferError
 from alphazero.training.trainer import Trainer
 
@@ -52,6 +52,14 @@ def main() -> int:
     parser.add_argument("--held-out", type=int, default=20000, help="newest examples held out")
     parser.add_argument("--value-channels", type=int, default=8, help="(8, the flagship's)")
     args = parser.parse_args()
+    for option, value in (
+        ("--channels", min(args.channels)),
+        ("--steps", args.steps),
+        ("--held-out", args.held_out),  # none: no score to print
+        ("--value-channels", args.value_channels),
+    ):
+        if value < 1:
+            parser.error(f"{option} must be at least 1, got {value}")
 
     try:
         buffer = ReplayBuffer.load(args.buffer)
@@ -59,6 +67,10 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     planes, policies, values = buffer.arrays()
+    if args.held_out >= len(planes):  # the fit needs an example to draw its batches from
+        parser.error(
+            f"--held-out must be below the buffer's {len(planes):,} examples, got {args.held_out:,}"
+        )
     split = len(planes) - args.held_out
     test_planes, test_policies = planes[split:].astype(np.float32), policies[split:]
     print(f"{len(planes)} examples, the newest {args.held_out} held out", flush=True)

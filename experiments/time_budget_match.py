@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 from play_search import openings  # experiments/
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch, run_folder
@@ -192,7 +192,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--opening", type=int, default=3, help="random moves before each game (default 3)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="seed of the random openings"
+    )
     parser.add_argument(
         "--clock", choices=tuple(CLOCKS), default="cpu", help="what is counted (default cpu)"
     )
@@ -216,6 +218,8 @@ def main() -> int:
     args = parse_args()
     if args.games < 2:
         return fail(f"--games must be at least 2, got {args.games}")
+    if args.opening < 0:
+        return fail(f"--opening must be at least 0, got {args.opening}")
     folder = run_folder(args.model)
     found = config_game(folder / "config.yaml") if folder is not None else None
     if found is None:

@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from alphazero.training.replay_buffer import ReplayBuffer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,9 +82,19 @@ def test_strength_readme_regenerates_the_committed_table(strength_copy, tmp_path
     assert committed(tmp_path) == before  # the same results give the same files
 
 
+def tiny_buffer(path: Path, examples: int) -> Path:
+    """A Connect Four replay buffer file of ``examples`` empty-board examples."""
+    buffer = ReplayBuffer(examples, (6, 7, 3), 7)
+    policies = np.full((examples, 7), 1 / 7, dtype=np.float32)
+    buffer.add(np.zeros((examples, 6, 7, 3), np.uint8), policies, np.zeros(examples))
+    buffer.save(path)
+    return path
+
+
 def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
     before = committed(tmp_path)
     bench, experiments = ROOT / "benchmarks", ROOT / "experiments"
+    buffer = str(tiny_buffer(tmp_path / "buffer_0001.npz", 10))
     for script, args, reason in (
         (strength_copy, ["--readme", "--games", "5"], "--readme needs --games 100 or more"),
         (strength_copy, ["--games", "0"], "--games must be at least 1"),
@@ -100,6 +113,68 @@ def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
         ),
         (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
         (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
+        (experiments / "pcr.py", ["--games", "0"], "--games must be at least 1, got 0"),
+        (experiments / "pcr.py", ["--full", "1"], "--full must be at least 2, got 1"),
+        (experiments / "pcr.py", ["--fast", "200"], "--fast must be at least 2 and below --full"),
+        (experiments / "pcr.py", ["--share", "nan"], "--share must be above 0 and at most 1"),
+        (experiments / "policy_head_probe.py", [buffer, "--held-out", "0"], "--held-out must be"),
+        (experiments / "policy_head_probe.py", [buffer, "--steps", "0"], "--steps must be"),
+        (experiments / "policy_head_probe.py", [buffer, "--channels", "2", "0"], "--channels"),
+        (
+            experiments / "policy_head_probe.py",
+            [buffer, "--held-out", "10"],
+            "--held-out must be below the buffer's 10 examples, got 10",
+        ),
+        (
+            experiments / "connect4_opening_errors.py",
+            ["--model", "m", "--positions", "p.tsv", "--sims", "800", "1"],
+            "--sims must be at least 2, got 1",
+        ),
+        (experiments / "compare_runs.py", [str(tmp_path), "--games", "-1"], "--games must be"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--sims", "1"], "--sims must be"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--opening", "-1"], "--opening must"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--seed", "-1"], "--seed: expected a"),
+        (experiments / "compare_runs.py", [str(tmp_path), "--cpu-hours", "nan"], "--cpu-hours"),
+        (
+            experiments / "compare_runs.py",
+            [str(tmp_path), "--budgets", "1", "nan"],
+            "--budgets must be above 0, got nan",
+        ),
+        (
+            experiments / "connect4_drawn_openings.py",
+            ["--out", "x.tsv", "--minutes", "nan"],
+            "--minutes must be positive, got nan",
+        ),
+        (
+            experiments / "connect4_drawn_openings.py",
+            ["--out", "x.tsv", "--drawn", "5", "--good-simulations", "0"],
+            "--good-simulations must be at least 1",
+        ),
+        (
+            experiments / "connect4_finetune.py",
+            ["--fresh", "64x2", "--buffer", buffer, "--lr", "nan"],
+            "--lr must be above 0 and finite, got nan",
+        ),
+        (
+            experiments / "connect4_finetune.py",
+            ["--fresh", "64x2", "--buffer", buffer, "--batch-size", "0"],
+            "--batch-size must be at least 1, got 0",
+        ),
+        (
+            experiments / "connect4_fresh_positions.py",
+            ["--out", "x.tsv", "--jobs", "0"],
+            "--jobs must be at least 1, got 0",
+        ),
+        (experiments / "connect4_opening_targets.py", ["--jobs", "0"], "--jobs must be at least"),
+        (experiments / "connect4_pons_solve.py", ["--jobs", "0"], "--jobs must be at least 1"),
+        (experiments / "play_search.py", ["--model", "m", "--sims", "1"], "--sims must be at"),
+        (experiments / "play_search.py", ["--model", "m", "--speed", "-1"], "--speed must be"),
+        (experiments / "time_budget_match.py", ["--model", "m", "--opening", "-1"], "--opening"),
+        (
+            experiments / "gomoku_defence.py",
+            ["--model", "m", "--seed", "-1"],
+            "--seed: expected a non-negative integer, got '-1'",
+        ),
         (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
         (bench / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
         (bench / "gomoku_alphabeta.py", ["--limit", "nan"], "--limit must be above 0, got nan"),
