@@ -49,7 +49,7 @@ class TimedPolicy:
 
 def _going_on(node: Node) -> Node:
     """``node``, or a new game in its place if its game is over (as in self-play), of the
-    same class (``gumbel_python_ab.py`` searches with another revision's ``Node`` too)."""
+    same class as ``node``."""
     return node if node.game.score is None else type(node)(make("connect4"))
 
 
