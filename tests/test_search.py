@@ -18,6 +18,7 @@ from alphazero.search import (
     SearchParams,
     SearchPolicy,
     detach,
+    expand,
     process_policy,
     puct_policy,
     run,
@@ -497,3 +498,25 @@ def test_search_restores_the_collector_threshold_even_after_a_stale_raise():
         assert gc.get_threshold() == original
     finally:
         gc.set_threshold(*original)
+
+
+def test_expand_makes_each_child_as_node_would():
+    # ``expand`` makes the children that go on without ``Node.__init__`` (it is cheaper on
+    # wide nodes): each must be what the constructor would have made.
+    game = make("gomoku", size=7, n_in_row=4)
+    for action in (0, 10, 1, 11, 2, 20):  # +1 to move with three in a row: 3 wins
+        game = game.sim_move(action)
+    root = Node(game)
+    priors = np.zeros(game.num_actions)
+    priors[game.available_moves] = np.linspace(1.0, 0.0, len(game.available_moves))
+    expand(root, priors / priors.sum(), 0.25)  # the last legal move's prior is 0
+    assert root.raw_value == 0.25 and root.solved == 1.0
+    assert len(root.children) == len(game.available_moves)
+    assert {a for a, c in root.children.items() if c.outcome is not None} == {3}
+    for action, child in root.children.items():
+        ending = game.sim_move(action) if action in game.ending_moves() else None
+        made = Node(ending, root, priors[action] / priors.sum(), action)
+        assert child.mother is root and made.mother is root
+        for name in Node.__slots__:
+            if name not in ("__weakref__", "_mother"):
+                assert getattr(child, name) == getattr(made, name), name

@@ -83,6 +83,8 @@ class Node:
         prob: float = 1.0,
         action: int | None = None,
     ) -> None:
+        # ``expand`` makes most nodes without this method: an attribute set here is set
+        # there too.
         self._game = game
         self._mother = None if mother is None else weakref.ref(mother)
         self.children: dict[int, Node] = {}
@@ -275,9 +277,34 @@ def expand(node: Node, priors: np.ndarray, value: float | None = None) -> None:
     ending = game.ending_moves()
     children = node.children
     probs = priors.tolist()  # Python floats: indexing an array costs more than a list
+    # A 15x15 Gomoku node has ~200 children, most never visited, and making them was most
+    # of the search's Python there: the children that go on are made here without calling
+    # ``Node.__init__``, the same attributes set to the same values (what ``__init__`` would
+    # give them: ``tests/test_search.py`` checks), with one weak reference to their mother
+    # shared by all and ``log_prior`` inlined. A third cheaper than ``Node(...)`` each.
+    mother = weakref.ref(node)
+    new, log = object.__new__, math.log
     for action in game.available_moves:
-        child_game = game.sim_move(action) if action in ending else None
-        children[action] = Node(child_game, node, probs[action], action)
+        prob = probs[action]
+        if action in ending:  # its game is made now: a finished game proves the child
+            children[action] = Node(game.sim_move(action), node, prob, action)
+            continue
+        child = new(Node)
+        child._game = None
+        child._mother = mother
+        child.children = {}
+        child.action = action
+        child.prob = prob
+        child.logit = log(prob) if prob > PROB_FLOOR else LOG_FLOOR
+        child.N = 0
+        child.W = 0.0
+        child.V = 0.0
+        child.U = 0.0
+        child.outcome = None
+        child.solved = None
+        child.plies = None
+        child.raw_value = None
+        children[action] = child
     if ending:  # without a finished child nothing can be proven here yet
         update_proven(node)
 
