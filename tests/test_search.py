@@ -517,6 +517,8 @@ def test_expand_makes_each_child_as_node_would():
         ending = game.sim_move(action) if action in game.ending_moves() else None
         made = Node(ending, root, priors[action] / priors.sum(), action)
         assert child.mother is root and made.mother is root
+        with pytest.raises(TypeError):  # one mapping shared by every node not expanded
+            child.children[0] = child  # type: ignore[index]
         for name in Node.__slots__:
             if name not in ("__weakref__", "_mother"):
                 assert getattr(child, name) == getattr(made, name), name

@@ -6,6 +6,7 @@ results, ``by_visits`` the temperature, ``detach`` makes the chosen child the ne
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Generic, NamedTuple, Protocol, Self, TypeVar
 
 import numpy as np
@@ -25,7 +26,7 @@ class SearchedNode(Protocol):
     solved: float | None
     plies: int | None
     mother: Self | None
-    children: dict[int, Self]
+    children: Mapping[int, Self]
 
     @property
     def game(self) -> Game: ...

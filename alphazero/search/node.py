@@ -30,7 +30,8 @@ from __future__ import annotations
 import functools
 import math
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 import numpy as np
 
@@ -50,6 +51,13 @@ from .policy import Policy, process_policy
 PROB_FLOOR = 1e-30
 """Priors below this count as this in ``Node.logit`` (a zero prior has no logarithm)."""
 LOG_FLOOR = math.log(PROB_FLOOR)
+
+
+_NO_CHILDREN: Mapping[int, Node] = MappingProxyType({})
+"""The children of every node not yet expanded, one read-only mapping shared by all:
+``expand`` gives a node a dict of its own. A dict for each of the ~200 children of a 15x15
+Gomoku node cost an allocation and a garbage-collector entry each (most are never expanded);
+read-only, so that nothing adds children another way by mistake."""
 
 
 def log_prior(prob: float) -> float:
@@ -87,7 +95,7 @@ class Node:
         # there too.
         self._game = game
         self._mother = None if mother is None else weakref.ref(mother)
-        self.children: dict[int, Node] = {}
+        self.children: Mapping[int, Node] = _NO_CHILDREN
         self.action = action
         self.prob = prob
         self.logit = log_prior(prob)
@@ -275,7 +283,7 @@ def expand(node: Node, priors: np.ndarray, value: float | None = None) -> None:
     game = node.game
     node.raw_value = value
     ending = game.ending_moves()
-    children = node.children
+    node.children = children = {}
     probs = priors.tolist()  # Python floats: indexing an array costs more than a list
     # A 15x15 Gomoku node has ~200 children, most never visited, and making them was most
     # of the search's Python there: the children that go on are made here without calling
@@ -292,7 +300,7 @@ def expand(node: Node, priors: np.ndarray, value: float | None = None) -> None:
         child = new(Node)
         child._game = None
         child._mother = mother
-        child.children = {}
+        child.children = _NO_CHILDREN
         child.action = action
         child.prob = prob
         child.logit = log(prob) if prob > PROB_FLOOR else LOG_FLOOR
