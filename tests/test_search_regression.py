@@ -1,9 +1,10 @@
 """The search finds exactly what it found before its Python was made cheaper.
 
 Each case of ``search_regression.py`` (fixed seeds; PUCT with one and four leaves per tree,
-Gumbel, sequential ``explore``; Connect Four, Dots and Boxes, tic-tac-toe, Gomoku) is run
-again and compared, move by move, with the visit counts, proven results, moves and values
-recorded from the search before the change (``search_regression.json``).
+Gumbel, sequential ``explore``; Connect Four, Dots and Boxes, tic-tac-toe, 6x6 Gomoku, and
+15x15 Gomoku's wide nodes with Gumbel as its self-play searches) is run again and compared,
+move by move, with the visit counts, proven results, moves and values recorded from the
+search before the change (``search_regression.json``).
 """
 
 from __future__ import annotations
