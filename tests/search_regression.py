@@ -23,7 +23,15 @@ from typing import Any
 import numpy as np
 
 from alphazero.games import Game, make
-from alphazero.search import GumbelParams, Node, Policy, RootNoise, SearchParams, search
+from alphazero.search import (
+    GumbelParams,
+    Node,
+    Policy,
+    RootNoise,
+    SearchOutput,
+    SearchParams,
+    search,
+)
 
 FIXTURE = Path(__file__).with_name("search_regression.json")
 
@@ -112,18 +120,26 @@ def gumbel_games(
         # root's simulations; the policy counts only the visits of its moves.
         budgets = [simulations if node.children else simulations - 1 for node in nodes]
         found = search(nodes, policy, search_params, budgets, rng, explore=move % 2 == 0)
-        next_nodes, next_alive = [], []
-        for i, root, action, value, target, chosen in zip(
-            alive, found.roots, found.actions, found.values, found.policies, found.chosen,
-            strict=True,
-        ):  # fmt: skip
-            records[i].append(_record(root, int(action), float(value), target))
-            if chosen.game.score is None:
-                next_nodes.append(chosen)
-                next_alive.append(i)
-        nodes, alive = next_nodes, next_alive
+        nodes, alive = _record_moves(found, alive, records)
         move += 1
     return records
+
+
+def _record_moves(
+    found: SearchOutput, alive: list[int], records: list[list[dict[str, Any]]]
+) -> tuple[list[Node], list[int]]:
+    """Record each searched game's root, move, value and target under its index in ``alive``;
+    return the chosen children of the games that go on, and their indices."""
+    next_nodes, next_alive = [], []
+    for i, root, action, value, target, chosen in zip(
+        alive, found.roots, found.actions, found.values, found.policies, found.chosen,
+        strict=True,
+    ):  # fmt: skip
+        records[i].append(_record(root, int(action), float(value), target))
+        if chosen.game.score is None:
+            next_nodes.append(chosen)
+            next_alive.append(i)
+    return next_nodes, next_alive
 
 
 def gumbel_wide(
@@ -166,16 +182,7 @@ def gumbel_wide(
             break
         budgets = [simulations if (i + move) % 2 == 0 else fast for i in alive]
         found = search(nodes, policy, search_params, budgets, rng, explore=move % 2 == 0)
-        next_nodes, next_alive = [], []
-        for i, root, action, value, target, chosen in zip(
-            alive, found.roots, found.actions, found.values, found.policies, found.chosen,
-            strict=True,
-        ):  # fmt: skip
-            records[i].append(_record(root, int(action), float(value), target))
-            if chosen.game.score is None:
-                next_nodes.append(chosen)
-                next_alive.append(i)
-        nodes, alive = next_nodes, next_alive
+        nodes, alive = _record_moves(found, alive, records)
     return records
 
 
