@@ -90,16 +90,7 @@ def puct_games(
     params = SearchParams(leaves_per_tree=leaves_per_tree, noise=RootNoise(1.0, 0.25))
     while roots:
         found = search(roots, policy, params, simulations, rng, tau=1.0, explore=True)
-        next_roots, next_alive = [], []
-        for i, root, action, value, target, chosen in zip(
-            alive, found.roots, found.actions, found.values, found.policies, found.chosen,
-            strict=True,
-        ):  # fmt: skip
-            records[i].append(_record(root, int(action), float(value), target))
-            if chosen.game.score is None:
-                next_roots.append(chosen)
-                next_alive.append(i)
-        roots, alive = next_roots, next_alive
+        roots, alive = _record_moves(found, alive, records)
     return records
 
 
