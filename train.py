@@ -51,6 +51,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="continue the run in the run folder with its saved config",
     )
     parser.add_argument(
+        "--fresh-buffer",
+        action="store_true",
+        help="with --resume: go on with an empty replay buffer, for a run folder kept without "
+        "its buffer (a shipped model, or one slimmed with --drop-buffer). Self-play refills it "
+        "before training resumes (train.min_positions); the run no longer repeats exactly, "
+        "and metadata.json records where (fresh_buffers)",
+    )
+    parser.add_argument(
         "--overwrite",
         action="store_true",
         help="start a new run in a folder that holds an earlier one: its files (models, "
@@ -86,13 +94,18 @@ def main(argv: list[str] | None = None) -> int:
                 "--overwrite starts a new run over an earlier one; --resume continues it: "
                 "give one of them"
             )
+        if args.fresh_buffer and not args.resume:
+            raise ConfigError("--fresh-buffer goes with --resume: a new run starts empty anyway")
         config, run_dir = _config_and_run_dir(args)
         if args.iterations is not None and args.iterations < 1:
             raise ConfigError(f"--iterations must be at least 1, got {args.iterations}")
         if not args.resume and not args.overwrite:  # say so now, not after TensorFlow loads
             RunDir(run_dir).refuse_earlier_run()
         if args.resume:  # a missing folder or a bad config.yaml: also before TensorFlow loads
-            RunDir.open(run_dir).load_config()
+            run = RunDir.open(run_dir)
+            run.load_config()
+            if not args.fresh_buffer and run.has_checkpoint:
+                run.require_buffer()
         from alphazero.training.loop import train  # TensorFlow loads here, after the quick checks
 
         train(
@@ -102,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.quiet,
             max_iterations=args.iterations,
             overwrite=args.overwrite,
+            fresh_buffer=args.fresh_buffer,
         )
     except KeyboardInterrupt:
         # Before the training loop's own handler (TensorFlow's import and the network's build

@@ -6,7 +6,10 @@ the resume point (``resume_NNNN.keras``, the newest model with its optimizer's s
 replay buffer it resumes with, cut to the examples training can still draw (its sampling
 window): no per-iteration models and no ``latest.keras``, which repeat weights held elsewhere.
 This is how a shipped model, or a long run committed between sittings, is kept.
-``--keep-models`` keeps the per-iteration models and ``latest.keras``. A folder of format 1 is
+``--keep-models`` keeps the per-iteration models and ``latest.keras``. ``--drop-buffer``
+deletes the replay buffer too, for a folder to ship when the buffer is most of it: such a
+folder plays, reports and trains on with ``train.py --resume --fresh-buffer``, no longer
+exactly as the unbroken run would. A folder of format 1 is
 refused with the command that migrates it (``alphazero.migrate_run``).
 
 It holds the run's lock, so it refuses a folder that a trainer is writing. Every step is an
@@ -40,10 +43,16 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def slim_run(
-    path: str | os.PathLike[str], *, keep_models: bool = False, whole_buffer: bool = False
+    path: str | os.PathLike[str],
+    *,
+    keep_models: bool = False,
+    whole_buffer: bool = False,
+    drop_buffer: bool = False,
 ) -> list[str]:
     """Slim the run folder ``path`` in place, holding its lock; the files rewritten or
     removed (relative names). Every problem is a one-line ``CheckpointError``."""
+    if whole_buffer and drop_buffer:
+        raise CheckpointError("--whole-buffer keeps the replay buffer, --drop-buffer deletes it")
     folder = Path(path)
     if not (folder / METADATA_FILE).is_file():  # the lock would make a missing folder
         raise CheckpointError(f"{folder}: not a run folder with a checkpoint ({METADATA_FILE})")
@@ -53,9 +62,22 @@ def slim_run(
         changed: list[str] = []
         if not keep_models:
             changed += _drop_models(run)
-        if not whole_buffer:
+        if drop_buffer:
+            changed += _drop_buffer(run)
+        elif not whole_buffer:
             changed += _cut_buffer(run)
         return changed
+
+
+def _drop_buffer(run: RunDir) -> list[str]:
+    """Delete the replay buffer; ``metadata.json`` keeps naming it, and resuming without it
+    asks for ``--fresh-buffer``. The names changed."""
+    name = run.read_metadata()["buffer"]
+    file = run.path / name
+    if not file.exists():
+        return []
+    file.unlink()
+    return [name]
 
 
 def _cut_buffer(run: RunDir) -> list[str]:
@@ -69,6 +91,8 @@ def _cut_buffer(run: RunDir) -> list[str]:
     config = run.load_config()
     game = make(config.game.name, **config.game.params)
     file = run.path / metadata["buffer"]
+    if not file.exists():  # dropped before (--drop-buffer): nothing to cut
+        return []
     try:
         buffer = ReplayBuffer.load(
             file,
@@ -112,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.slim_run",
         description="Slim run folders in place to what play, the report and an exact "
-        "--resume read: best.keras, the resume point, the replay buffer, config.yaml, "
-        "metadata.json and metrics.jsonl. Refuses a folder that a trainer is writing.",
+        "--resume read: best.keras, the resume point, the replay buffer (cut to the examples "
+        "training can still sample), config.yaml, metadata.json and metrics.jsonl. Refuses a "
+        "folder that a trainer is writing.",
     )
     parser.add_argument(
         "run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="run folders to slim"
@@ -129,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
         help="keep every example of the replay buffer, not only those training can still "
         "sample (its window)",
     )
+    parser.add_argument(
+        "--drop-buffer",
+        action="store_true",
+        help="delete the replay buffer as well (a folder to ship when the buffer is most of "
+        "it); the run then trains on only with train.py --resume --fresh-buffer",
+    )
     args = parser.parse_args(argv)
     for folder in args.run_dirs:
         try:
@@ -138,7 +169,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         before = _folder_bytes(folder) if folder.is_dir() else 0
         try:
-            changed = slim_run(folder, keep_models=args.keep_models, whole_buffer=args.whole_buffer)
+            changed = slim_run(
+                folder,
+                keep_models=args.keep_models,
+                whole_buffer=args.whole_buffer,
+                drop_buffer=args.drop_buffer,
+            )
         except CheckpointError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2

@@ -17,6 +17,7 @@ from alphazero.play import models
 from alphazero.play.models import config_game, default_model
 from alphazero.play.options import parse_game
 from alphazero.training.checkpoints import RunDir
+from alphazero.training.run_errors import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "checkpoints" / "pretrained").iterdir() if p.is_dir())
@@ -35,10 +36,12 @@ def test_shipped_run_is_complete_and_records_its_cost(folder):
     metadata = run.read_metadata()
     assert metadata["games"] > 0 and metadata["timings"]["cpu_seconds"] > 0
     assert metadata["game"] == {"name": config.game.name, "params": dict(config.game.params)}
-    named = [metadata["model"], metadata["best"], metadata["buffer"], *metadata["kept_models"]]
+    # Everything --resume needs is there; the replay buffer may have been left out, which
+    # --resume --fresh-buffer is for (tested below).
+    named = [metadata["model"], metadata["best"], *metadata["kept_models"]]
     named += [metadata["resume"]] if "resume" in metadata else []  # format 2: the resume point
     for name in named:
-        assert (folder / name).is_file(), name  # everything --resume needs is there
+        assert (folder / name).is_file(), name
 
 
 @pytest.mark.parametrize(
@@ -46,14 +49,20 @@ def test_shipped_run_is_complete_and_records_its_cost(folder):
 )
 def test_a_committed_run_loads_with_this_code_what_its_resume_needs(folder):
     """The checkpoint ``--resume`` reads: the resume point with its optimizer's state, for the
-    run's game and network, and the replay buffer, with the run's config read strictly."""
+    run's game and network, and the replay buffer (or, for a folder kept without it, what
+    ``--resume --fresh-buffer`` reads), with the run's config read strictly."""
     run = RunDir.open(folder)
     config = run.load_config()
-    model, buffer, metadata = run.load()
+    kept = (folder / run.read_metadata()["buffer"]).is_file()
+    if not kept:
+        with pytest.raises(CheckpointError, match="--fresh-buffer"):
+            run.require_buffer()
+    model, buffer, metadata = run.load(fresh_buffer=not kept)
     game = make(config.game.name, **config.game.params)
     assert int(model.optimizer.iterations.numpy()) == metadata["train_steps"] > 0
-    assert buffer.plane_shape == game.plane_shape and len(buffer) > 0
-    assert buffer.total_added == metadata["positions"]
+    assert buffer.plane_shape == game.plane_shape
+    if kept:
+        assert len(buffer) > 0 and buffer.total_added == metadata["positions"]
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)

@@ -117,6 +117,38 @@ def test_a_run_slimmed_to_its_sampling_window_resumes_exactly(tmp_path):
     assert meta_a["rng"] == meta_b["rng"] and meta_a["train_steps"] == meta_b["train_steps"]
 
 
+def test_a_run_kept_without_its_buffer_resumes_only_when_asked_to_start_one_afresh(tmp_path):
+    config = tiny_config(iterations=4, train={**TINY["train"], "min_positions": 100})
+    run = tmp_path / "run"
+    train(config, run, progress=False, max_iterations=2)
+    _, _, before = RunDir.open(run).load()
+    assert before["buffer"] in slim_run(run, drop_buffer=True)
+    assert not (run / before["buffer"]).exists()
+    with pytest.raises(CheckpointError, match="--resume --fresh-buffer") as error:
+        train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    assert "\n" not in str(error.value)
+    train(None, run, resume=True, progress=False, fresh_buffer=True)  # type: ignore[arg-type]
+    model, buffer, after = RunDir.open(run).load()
+    assert after["iteration"] == 4 and after["fresh_buffers"] == [2]
+    # The buffer holds only what the last two iterations played, and training went on.
+    assert buffer.total_added == after["positions"] - before["positions"] > 0
+    assert after["train_steps"] > before["train_steps"]
+    assert int(model.optimizer.iterations.numpy()) == after["train_steps"]
+
+
+def test_train_py_names_fresh_buffer_for_a_folder_without_its_buffer(tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(iterations=2), run, progress=False, max_iterations=1)
+    slim_run(run, drop_buffer=True)
+    result = run_cli("--resume", "--run-dir", str(run))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--fresh-buffer" in result.stderr
+    result = run_cli("--fresh-buffer", "--run-dir", str(tmp_path / "new"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "--fresh-buffer goes with --resume" in result.stderr
+    assert not (tmp_path / "new").exists()
+
+
 def test_resume_keeps_adam_state_with_weights_only_latest(tmp_path, straight):
     run = tmp_path / "stopped"
     train(tiny_config(iterations=4), run, progress=False, max_iterations=2)

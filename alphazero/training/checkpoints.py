@@ -155,18 +155,34 @@ class RunDir(RunFolder):
                 file.unlink()
         self.remove_temp_files()
 
+    def require_buffer(self) -> None:
+        """``CheckpointError``, naming ``--fresh-buffer``, when the checkpoint's replay buffer
+        file is missing: a folder shipped or slimmed without it (``slim_run --drop-buffer``)."""
+        metadata = self.read_metadata()
+        check_current(metadata, self.path)
+        if not (self.path / metadata["buffer"]).exists():
+            raise CheckpointError(
+                f"{self.path / metadata['buffer']}: no such replay buffer file (a folder "
+                f"shipped or slimmed without it); to go on with an empty one, which cannot "
+                f"repeat the run exactly: python train.py --resume --fresh-buffer --run-dir "
+                f"{self.path}"
+            )
+
     def load(
-        self, capacity: int | None = None, *, compile: bool = True
+        self, capacity: int | None = None, *, compile: bool = True, fresh_buffer: bool = False
     ) -> tuple[keras.Model, ReplayBuffer, dict[str, Any]]:
         """The model, replay buffer and metadata of the saved checkpoint.
 
         The model is the resume point, with its optimizer's state (unless ``compile`` is
         false). ``capacity`` (default: the config's ``replay.capacity``) sizes the buffer; a
-        smaller one keeps the most recent positions. Every problem raises a one-line
+        smaller one keeps the most recent positions. ``fresh_buffer`` gives an empty buffer
+        instead of the saved one (which may be missing). Every problem raises a one-line
         ``CheckpointError`` naming the file.
         """
         metadata = self.read_metadata()
         check_current(metadata, self.path)
+        if not fresh_buffer:
+            self.require_buffer()
         config = self.load_config()
         saved_game = metadata.get("game", config.game.name)
         saved_params = dict(config.game.params)
@@ -188,14 +204,20 @@ class RunDir(RunFolder):
             raise CheckpointError(f"{model_file}: {NO_OPTIMIZER}")
         check_model_fits(model, game, str(model_file))
         check_network_matches(model, config.network, str(self.path / CONFIG_FILE))
-        buffer_file = self.path / metadata["buffer"]
+        capacity = config.replay.capacity if capacity is None else capacity
+        symmetries = symmetry_tables(game.symmetries, game.plane_shape, game.num_actions)
+        if fresh_buffer:
+            buffer = ReplayBuffer(
+                capacity, game.plane_shape, game.num_actions, symmetries=symmetries
+            )
+            return model, buffer, metadata
         try:
             buffer = ReplayBuffer.load(
-                buffer_file,
-                config.replay.capacity if capacity is None else capacity,
+                self.path / metadata["buffer"],
+                capacity,
                 plane_shape=game.plane_shape,
                 num_actions=game.num_actions,
-                symmetries=symmetry_tables(game.symmetries, game.plane_shape, game.num_actions),
+                symmetries=symmetries,
             )
         except ReplayBufferError as error:
             raise CheckpointError(str(error)) from None

@@ -73,16 +73,20 @@ def train(
     progress: bool = True,
     max_iterations: int | None = None,
     overwrite: bool = False,
+    fresh_buffer: bool = False,
 ) -> RunState:
     """Train from ``config`` into ``run_path`` (or resume the run there).
 
     ``max_iterations`` stops after that many iterations of this call (for tests and for
     stretches of work of limited length); the run can be resumed later. A new run refuses a folder
-    holding an earlier run's files, unless ``overwrite`` moves them aside. The run folder is
+    holding an earlier run's files, unless ``overwrite`` moves them aside. ``fresh_buffer``
+    resumes with an empty replay buffer (a folder kept without its buffer). The run folder is
     locked while this runs: a second trainer on it stops with one line naming this one.
     """
     if resume and overwrite:
         raise ValueError("overwrite starts a new run: it cannot be combined with resume")
+    if fresh_buffer and not resume:
+        raise ValueError("fresh_buffer is for resuming: a new run starts with an empty buffer")
     if resume:
         RunDir.open(run_path)  # a missing folder: say so (the lock would create it)
     else:
@@ -92,7 +96,9 @@ def train(
     # From the start: a Ctrl-C that a finalizer swallows while the run loads or the workers
     # start is raised at the loop's first step.
     with RunLock(run_path), stop_on_ctrl_c():
-        return _train(config, Path(run_path), resume, progress, max_iterations, overwrite)
+        return _train(
+            config, Path(run_path), resume, progress, max_iterations, overwrite, fresh_buffer
+        )
 
 
 def _train(
@@ -102,9 +108,10 @@ def _train(
     progress: bool,
     max_iterations: int | None,
     overwrite: bool,
+    fresh_buffer: bool,
 ) -> RunState:
     """``train``, holding the run folder's lock: start or resume, iterate, say how it ended."""
-    start = start_run(config, run_path, resume, max_iterations, overwrite)
+    start = start_run(config, run_path, resume, max_iterations, overwrite, fresh_buffer)
     if isinstance(start, RunState):  # a finished run: nothing to do
         return start
     session = Session.begin(start, progress)

@@ -188,6 +188,10 @@ _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "elo_history": (_elo_history, "a list of [iteration, Elo] pairs"),
     "best_rule": (_optional(lambda v: isinstance(v, str)), "null or a string"),
     "best_cost": (_optional(_numbers_by_name), "null or an object of numbers"),
+    "fresh_buffers": (
+        lambda v: isinstance(v, list) and all(_count(i) for i in v),
+        "a list of iterations",
+    ),
     "game": (_game, "a game name or an object with its name and integer params"),
     "metrics": (lambda v: isinstance(v, dict), "an object (the iteration's metrics record)"),
     "rng": (_rng_state, "the state of a NumPy PCG64 generator"),

@@ -58,6 +58,9 @@ class RunState:
     best_cost: dict[str, float] | None = None
     """Self-play ``games`` and ``cpu_seconds`` the run had spent when best.keras was saved
     (None in runs from before it was recorded)."""
+    fresh_buffers: list[int] = field(default_factory=list)
+    """Iterations after which the run went on with an empty replay buffer (``train.py
+    --resume --fresh-buffer``), where it stopped repeating exactly what an unbroken run does."""
 
     def to_metadata(self) -> dict[str, Any]:
         return {
@@ -77,6 +80,7 @@ class RunState:
             "top_score": self.top_score,
             "best_rule": self.best_rule,
             "best_cost": self.best_cost,
+            "fresh_buffers": list(self.fresh_buffers),
         }
 
     @classmethod
@@ -99,4 +103,5 @@ class RunState:
             top_score=meta.get("top_score"),
             best_rule=meta.get("best_rule"),
             best_cost=meta.get("best_cost"),
+            fresh_buffers=[int(i) for i in meta.get("fresh_buffers", [])],
         )

@@ -53,10 +53,16 @@ class Start:
 
 
 def start_run(
-    config: Config, run_path: Path, resume: bool, max_iterations: int | None, overwrite: bool
+    config: Config,
+    run_path: Path,
+    resume: bool,
+    max_iterations: int | None,
+    overwrite: bool,
+    fresh_buffer: bool = False,
 ) -> Start | RunState:
     """Resume the checkpoint in ``run_path``, or start a new run there (also when the folder
-    holds only the first iteration's kept games); the saved state of a finished run."""
+    holds only the first iteration's kept games); the saved state of a finished run.
+    ``fresh_buffer`` resumes with an empty replay buffer, recorded in the run's state."""
     run = RunDir.open(run_path) if resume else None
     # Ctrl-C in the first iteration leaves only its kept games: the run starts from its
     # config as a new one would (same seed, same network), with those games.
@@ -64,7 +70,7 @@ def start_run(
     if run is not None and not first_kept:
         run.remove_temp_files()  # a kill's leftovers (no one else saves: we hold the lock)
         config = run.load_config()
-        model, buffer, meta = run.load()
+        model, buffer, meta = run.load(fresh_buffer=fresh_buffer)
         state = RunState.from_metadata(meta)
         if state.iteration >= config.iterations:  # nothing to do: say so, and why
             print(
@@ -80,15 +86,11 @@ def start_run(
             raise CheckpointError(f"{run.path / METADATA_FILE}: missing key 'rng'")
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
-        return Start(
-            run,
-            config,
-            model,
-            buffer,
-            state,
-            rng,
-            f"resuming {run.path} at iteration {state.iteration}",
-        )
+        line = f"resuming {run.path} at iteration {state.iteration}"
+        if fresh_buffer:
+            state.fresh_buffers.append(state.iteration)
+            line += " with an empty replay buffer (--fresh-buffer)"
+        return Start(run, config, model, buffer, state, rng, line)
     if run is not None:
         run.remove_temp_files()
         config = run.load_config()

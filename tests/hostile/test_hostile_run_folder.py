@@ -211,6 +211,8 @@ WRONG_TYPES: dict[str, tuple[str, object, str]] = {
     "best_elo_text": ("best_elo", "high", "'best_elo' must be null or a number"),
     "best_cost_list": ("best_cost", [1], "'best_cost' must be null or an object"),
     "best_rule_number": ("best_rule", 5, "'best_rule' must be null or a string"),
+    "fresh_buffers_text": ("fresh_buffers", "3", "'fresh_buffers' must be a list of"),
+    "fresh_buffers_negative": ("fresh_buffers", [-1], "'fresh_buffers' must be a list of"),
     "game_number": ("game", 5, "'game' must be a game name"),
     "game_params_text": ("game", {"name": "tictactoe", "params": "x"}, "'game' must be"),
     "iteration_negative": ("iteration", -5, "'iteration' must be an integer of at least 1"),
