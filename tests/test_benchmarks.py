@@ -27,17 +27,23 @@ def run(script: Path, *args: str, cwd: Path | None = None) -> subprocess.Complet
     )
 
 
+def copy_strength(folder: Path) -> Path:
+    """``benchmarks/strength.py`` in a copy under ``folder`` of the files it writes, beside the
+    real shipped models: a test that finds it rewriting them must not rewrite the committed
+    ones."""
+    (folder / "benchmarks").mkdir()
+    shutil.copy(ROOT / "benchmarks" / "strength.py", folder / "benchmarks")
+    shutil.copytree(ROOT / "docs", folder / "docs")
+    shutil.copy(ROOT / "README.md", folder)
+    (folder / "checkpoints").mkdir()
+    (folder / "checkpoints" / "pretrained").symlink_to(ROOT / "checkpoints" / "pretrained")
+    return folder / "benchmarks" / "strength.py"
+
+
 @pytest.fixture
 def strength_copy(tmp_path) -> Path:
-    """``benchmarks/strength.py`` in a copy of the files it writes, beside the real shipped
-    models: a test that finds it rewriting them must not rewrite the committed ones."""
-    (tmp_path / "benchmarks").mkdir()
-    shutil.copy(ROOT / "benchmarks" / "strength.py", tmp_path / "benchmarks")
-    shutil.copytree(ROOT / "docs", tmp_path / "docs")
-    shutil.copy(ROOT / "README.md", tmp_path)
-    (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "pretrained").symlink_to(ROOT / "checkpoints" / "pretrained")
-    return tmp_path / "benchmarks" / "strength.py"
+    """``copy_strength`` in the test's own folder."""
+    return copy_strength(tmp_path)
 
 
 COMMITTED = ("docs/strength.json", "docs/strength.md", "README.md")
@@ -91,153 +97,176 @@ def tiny_buffer(path: Path, examples: int) -> Path:
     return path
 
 
-def test_bad_benchmark_arguments_are_one_line_errors(strength_copy, tmp_path):
-    before = committed(tmp_path)
-    bench, experiments = ROOT / "benchmarks", ROOT / "experiments"
-    buffer = str(tiny_buffer(tmp_path / "buffer_0001.npz", 10))
-    for script, args, reason in (
-        (strength_copy, ["--readme", "--games", "5"], "--readme needs --games 100 or more"),
-        (strength_copy, ["--games", "0"], "--games must be at least 1"),
-        (strength_copy, ["--only", "chess"], "--only chess: no such model"),
-        (strength_copy, ["--out", str(tmp_path)], f"--out {tmp_path}: that is a folder"),
-        (strength_copy, ["--model", str(tmp_path / "nope")], "nope: no such file or folder"),
-        (strength_copy, ["--model", str(tmp_path)], "no run's config.yaml in it or above"),
-        (strength_copy, ["--model", str(tmp_path), "--readme"], "--model measures one model"),
-        (experiments / "compare_runs.py", [str(tmp_path / "nope")], "nope: not a run folder"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--last", "0"], "--last must be"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--at", "1", "2"], "--at needs one"),
-        (
-            experiments / "compare_runs.py",
-            [str(tmp_path), "--at", "1", "--cpu-hours", "1"],
-            "--at and --cpu-hours both",
-        ),
-        (experiments / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
-        (experiments / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (experiments / "pcr.py", ["--games", "0"], "--games must be at least 1, got 0"),
-        (experiments / "pcr.py", ["--full", "1"], "--full must be at least 2, got 1"),
-        (experiments / "pcr.py", ["--fast", "200"], "--fast must be at least 2 and below --full"),
-        (experiments / "pcr.py", ["--share", "nan"], "--share must be above 0 and at most 1"),
-        (experiments / "policy_head_probe.py", [buffer, "--held-out", "0"], "--held-out must be"),
-        (experiments / "policy_head_probe.py", [buffer, "--steps", "0"], "--steps must be"),
-        (experiments / "policy_head_probe.py", [buffer, "--channels", "2", "0"], "--channels"),
-        (
-            experiments / "policy_head_probe.py",
-            [buffer, "--held-out", "10"],
-            "--held-out must be below the buffer's 10 examples, got 10",
-        ),
-        (
-            experiments / "connect4_opening_errors.py",
-            ["--model", "m", "--positions", "p.tsv", "--sims", "800", "1"],
-            "--sims must be at least 2, got 1",
-        ),
-        (experiments / "compare_runs.py", [str(tmp_path), "--games", "-1"], "--games must be"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--sims", "1"], "--sims must be"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--opening", "-1"], "--opening must"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--seed", "-1"], "--seed: expected a"),
-        (experiments / "compare_runs.py", [str(tmp_path), "--cpu-hours", "nan"], "--cpu-hours"),
-        (
-            experiments / "compare_runs.py",
-            [str(tmp_path), "--budgets", "1", "nan"],
-            "--budgets must be above 0, got nan",
-        ),
-        (
-            experiments / "connect4_drawn_openings.py",
-            ["--out", "x.tsv", "--minutes", "nan"],
-            "--minutes must be positive, got nan",
-        ),
-        (
-            experiments / "connect4_drawn_openings.py",
-            ["--out", "x.tsv", "--drawn", "5", "--good-simulations", "0"],
-            "--good-simulations must be at least 1",
-        ),
-        (
-            experiments / "connect4_finetune.py",
-            ["--fresh", "64x2", "--buffer", buffer, "--lr", "nan"],
-            "--lr must be above 0 and finite, got nan",
-        ),
-        (
-            experiments / "connect4_finetune.py",
-            ["--fresh", "64x2", "--buffer", buffer, "--batch-size", "0"],
-            "--batch-size must be at least 1, got 0",
-        ),
-        (
-            experiments / "connect4_fresh_positions.py",
-            ["--out", "x.tsv", "--jobs", "0"],
-            "--jobs must be at least 1, got 0",
-        ),
-        (experiments / "connect4_opening_targets.py", ["--jobs", "0"], "--jobs must be at least"),
-        (experiments / "connect4_pons_solve.py", ["--jobs", "0"], "--jobs must be at least 1"),
-        (experiments / "play_search.py", ["--model", "m", "--sims", "1"], "--sims must be at"),
-        (experiments / "play_search.py", ["--model", "m", "--speed", "-1"], "--speed must be"),
-        (experiments / "time_budget_match.py", ["--model", "m", "--opening", "-1"], "--opening"),
-        (
-            experiments / "gomoku_defence.py",
-            ["--model", "m", "--seed", "-1"],
-            "--seed: expected a non-negative integer, got '-1'",
-        ),
-        (bench / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (bench / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
-        (bench / "gomoku_alphabeta.py", ["--limit", "nan"], "--limit must be above 0, got nan"),
-        (
-            bench / "gomoku_alphabeta.py",
-            ["--positions", str(tmp_path / "gone.txt")],
-            "--positions: No such file",
-        ),
-        (bench / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (bench / "games.py", ["--seconds", "-1"], "--seconds must be above 0, got -1"),
-        (bench / "selfplay.py", ["--rounds", "-1"], "--rounds must be at least 1, got -1"),
-        (bench / "selfplay.py", ["--workers-games", "0"], "--workers-games must be at least 1"),
-        (bench / "selfplay.py", ["--simulations", "1"], "--simulations must be at least 2"),
-        (bench / "selfplay.py", ["--seconds", "-5"], "--seconds must be above 0, got -5"),
-        (bench / "search_python.py", ["--games", "-1"], "--games must be at least 1, got -1"),
-        (bench / "uct.py", ["--moves", "0"], "--moves must be at least 1, got 0"),
-        (bench / "uct.py", ["--simulations", "-3"], "--simulations must be at least 1, got -3"),
-        (bench / "inference_engines.py", ["--seconds", "0"], "--seconds must be above 0, got 0"),
-        (bench / "play_startup.py", ["--timeout", "-1"], "--timeout must be above 0, got -1"),
-        (bench / "selfplay_cost.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (bench / "selfplay_cost.py", ["--cpu-seconds", "0"], "--cpu-seconds must be above 0"),
-        (bench / "selfplay_cost.py", ["--cpu-seconds", "nan"], "--cpu-seconds must be above 0"),
-        (bench / "selfplay_cost.py", ["--only", "metrics"], "--only metrics needs --metrics"),
-        (bench / "selfplay_cost.py", ["--metrics", str(tmp_path)], "no metrics.jsonl there"),
-        (bench / "selfplay_cost.py", ["nope.yaml"], "nope.yaml: no such config"),
-        (bench / "inference_engines.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (bench / "inference_engines.py", ["--engines", "onnx"], "--engines: unknown 'onnx'"),
-        (bench / "play_speed.py", ["--moves", "0"], "--moves must be at least 1"),
-        (bench / "training_step.py", ["--steps", "0"], "--steps must be at least 1"),
-        (bench / "training_step.py", ["--networks", "9x9"], "--networks: unknown '9x9'"),
-        (bench / "play_speed.py", ["--leaves", "0"], "--leaves and --old-leaves must be"),
-        (bench / "play_startup.py", ["--runs", "0"], "--runs must be at least 1"),
-        (bench / "play_startup.py", ["--version", "old"], "expected LABEL=FOLDER, got 'old'"),
-        (bench / "play_startup.py", ["--version", f"old={tmp_path}"], "no play.py there"),
-        (bench / "gumbel_python_ab.py", ["--rounds", "0"], "--rounds must be at least 1"),
-        (bench / "gumbel_python_ab.py", ["--base", "no-such-rev"], "--base: no alphazero/"),
-        (
-            bench / "connect4_positions.py",
-            ["--model", "x", "--leaves", "0"],
-            "--leaves must be at least 1",
-        ),
-        (
-            bench / "connect4_positions.py",
-            ["--model", "x", "--c-puct", "nan"],
-            "--c-puct must be above 0 and at most 100, got nan",
-        ),
-        (
-            bench / "connect4_positions.py",
-            ["--model", "x", "--positions", str(tmp_path / "gone.tsv")],
-            "gone.tsv: No such file",
-        ),
-        (
-            bench / "connect4_positions.py",
-            ["--model", "x", "--positions", "y.tsv", "--record"],
-            "--record keeps the run's curve on the committed positions",
-        ),
-    ):
-        done = run(script, *args, cwd=tmp_path)
-        # One line, as train.py's: no usage block before the scripts' own checks' message.
-        one_line = done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
-        assert done.returncode == 2 and one_line, (script.name, args, done.stderr[-2000:])
-        assert reason in done.stderr, (script.name, args, done.stderr)
-    assert committed(tmp_path) == before
+BENCH, EXPERIMENTS = ROOT / "benchmarks", ROOT / "experiments"
+STRENGTH = Path("benchmarks") / "strength.py"
+"""The copy's ``strength.py``, relative to the folder of ``shared_strength_copy``."""
+
+BAD_ARGUMENTS: list[tuple[Path, list[str], str]] = [
+    (STRENGTH, ["--readme", "--games", "5"], "--readme needs --games 100 or more"),
+    (STRENGTH, ["--games", "0"], "--games must be at least 1"),
+    (STRENGTH, ["--only", "chess"], "--only chess: no such model"),
+    (STRENGTH, ["--out", "{tmp}"], "--out {tmp}: that is a folder"),
+    (STRENGTH, ["--model", "{tmp}/nope"], "nope: no such file or folder"),
+    (STRENGTH, ["--model", "{tmp}"], "no run's config.yaml in it or above"),
+    (STRENGTH, ["--model", "{tmp}", "--readme"], "--model measures one model"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}/nope"], "nope: not a run folder"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--last", "0"], "--last must be"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--at", "1", "2"], "--at needs one"),
+    (
+        EXPERIMENTS / "compare_runs.py",
+        ["{tmp}", "--at", "1", "--cpu-hours", "1"],
+        "--at and --cpu-hours both",
+    ),
+    (EXPERIMENTS / "pcr.py", ["--game", "chess"], "unknown game 'chess'"),
+    (EXPERIMENTS / "pcr.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (EXPERIMENTS / "pcr.py", ["--games", "0"], "--games must be at least 1, got 0"),
+    (EXPERIMENTS / "pcr.py", ["--full", "1"], "--full must be at least 2, got 1"),
+    (EXPERIMENTS / "pcr.py", ["--fast", "200"], "--fast must be at least 2 and below --full"),
+    (EXPERIMENTS / "pcr.py", ["--share", "nan"], "--share must be above 0 and at most 1"),
+    (EXPERIMENTS / "policy_head_probe.py", ["{buffer}", "--held-out", "0"], "--held-out must be"),
+    (EXPERIMENTS / "policy_head_probe.py", ["{buffer}", "--steps", "0"], "--steps must be"),
+    (EXPERIMENTS / "policy_head_probe.py", ["{buffer}", "--channels", "2", "0"], "--channels"),
+    (
+        EXPERIMENTS / "policy_head_probe.py",
+        ["{buffer}", "--held-out", "10"],
+        "--held-out must be below the buffer's 10 examples, got 10",
+    ),
+    (
+        EXPERIMENTS / "connect4_opening_errors.py",
+        ["--model", "m", "--positions", "p.tsv", "--sims", "800", "1"],
+        "--sims must be at least 2, got 1",
+    ),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--games", "-1"], "--games must be"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--sims", "1"], "--sims must be"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--opening", "-1"], "--opening must"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--seed", "-1"], "--seed: expected a"),
+    (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--cpu-hours", "nan"], "--cpu-hours"),
+    (
+        EXPERIMENTS / "compare_runs.py",
+        ["{tmp}", "--budgets", "1", "nan"],
+        "--budgets must be above 0, got nan",
+    ),
+    (
+        EXPERIMENTS / "connect4_drawn_openings.py",
+        ["--out", "x.tsv", "--minutes", "nan"],
+        "--minutes must be positive, got nan",
+    ),
+    (
+        EXPERIMENTS / "connect4_drawn_openings.py",
+        ["--out", "x.tsv", "--drawn", "5", "--good-simulations", "0"],
+        "--good-simulations must be at least 1",
+    ),
+    (
+        EXPERIMENTS / "connect4_finetune.py",
+        ["--fresh", "64x2", "--buffer", "{buffer}", "--lr", "nan"],
+        "--lr must be above 0 and finite, got nan",
+    ),
+    (
+        EXPERIMENTS / "connect4_finetune.py",
+        ["--fresh", "64x2", "--buffer", "{buffer}", "--batch-size", "0"],
+        "--batch-size must be at least 1, got 0",
+    ),
+    (
+        EXPERIMENTS / "connect4_fresh_positions.py",
+        ["--out", "x.tsv", "--jobs", "0"],
+        "--jobs must be at least 1, got 0",
+    ),
+    (EXPERIMENTS / "connect4_opening_targets.py", ["--jobs", "0"], "--jobs must be at least"),
+    (EXPERIMENTS / "connect4_pons_solve.py", ["--jobs", "0"], "--jobs must be at least 1"),
+    (EXPERIMENTS / "play_search.py", ["--model", "m", "--sims", "1"], "--sims must be at"),
+    (EXPERIMENTS / "play_search.py", ["--model", "m", "--speed", "-1"], "--speed must be"),
+    (EXPERIMENTS / "time_budget_match.py", ["--model", "m", "--opening", "-1"], "--opening"),
+    (
+        EXPERIMENTS / "gomoku_defence.py",
+        ["--model", "m", "--seed", "-1"],
+        "--seed: expected a non-negative integer, got '-1'",
+    ),
+    (BENCH / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (BENCH / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
+    (BENCH / "gomoku_alphabeta.py", ["--limit", "nan"], "--limit must be above 0, got nan"),
+    (BENCH / "gomoku_alphabeta.py", ["--positions", "{tmp}/gone.txt"], "--positions: No such file"),
+    (BENCH / "games.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (BENCH / "games.py", ["--seconds", "-1"], "--seconds must be above 0, got -1"),
+    (BENCH / "selfplay.py", ["--rounds", "-1"], "--rounds must be at least 1, got -1"),
+    (BENCH / "selfplay.py", ["--workers-games", "0"], "--workers-games must be at least 1"),
+    (BENCH / "selfplay.py", ["--simulations", "1"], "--simulations must be at least 2"),
+    (BENCH / "selfplay.py", ["--seconds", "-5"], "--seconds must be above 0, got -5"),
+    (BENCH / "search_python.py", ["--games", "-1"], "--games must be at least 1, got -1"),
+    (BENCH / "uct.py", ["--moves", "0"], "--moves must be at least 1, got 0"),
+    (BENCH / "uct.py", ["--simulations", "-3"], "--simulations must be at least 1, got -3"),
+    (BENCH / "inference_engines.py", ["--seconds", "0"], "--seconds must be above 0, got 0"),
+    (BENCH / "play_startup.py", ["--timeout", "-1"], "--timeout must be above 0, got -1"),
+    (BENCH / "selfplay_cost.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (BENCH / "selfplay_cost.py", ["--cpu-seconds", "0"], "--cpu-seconds must be above 0"),
+    (BENCH / "selfplay_cost.py", ["--cpu-seconds", "nan"], "--cpu-seconds must be above 0"),
+    (BENCH / "selfplay_cost.py", ["--only", "metrics"], "--only metrics needs --metrics"),
+    (BENCH / "selfplay_cost.py", ["--metrics", "{tmp}"], "no metrics.jsonl there"),
+    (BENCH / "selfplay_cost.py", ["nope.yaml"], "nope.yaml: no such config"),
+    (BENCH / "inference_engines.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (BENCH / "inference_engines.py", ["--engines", "onnx"], "--engines: unknown 'onnx'"),
+    (BENCH / "play_speed.py", ["--moves", "0"], "--moves must be at least 1"),
+    (BENCH / "training_step.py", ["--steps", "0"], "--steps must be at least 1"),
+    (BENCH / "training_step.py", ["--networks", "9x9"], "--networks: unknown '9x9'"),
+    (BENCH / "play_speed.py", ["--leaves", "0"], "--leaves and --old-leaves must be"),
+    (BENCH / "play_startup.py", ["--runs", "0"], "--runs must be at least 1"),
+    (BENCH / "play_startup.py", ["--version", "old"], "expected LABEL=FOLDER, got 'old'"),
+    (BENCH / "play_startup.py", ["--version", "old={tmp}"], "no play.py there"),
+    (BENCH / "gumbel_python_ab.py", ["--rounds", "0"], "--rounds must be at least 1"),
+    (BENCH / "gumbel_python_ab.py", ["--base", "no-such-rev"], "--base: no alphazero/"),
+    (
+        BENCH / "connect4_positions.py",
+        ["--model", "x", "--leaves", "0"],
+        "--leaves must be at least 1",
+    ),
+    (
+        BENCH / "connect4_positions.py",
+        ["--model", "x", "--c-puct", "nan"],
+        "--c-puct must be above 0 and at most 100, got nan",
+    ),
+    (
+        BENCH / "connect4_positions.py",
+        ["--model", "x", "--positions", "{tmp}/gone.tsv"],
+        "gone.tsv: No such file",
+    ),
+    (
+        BENCH / "connect4_positions.py",
+        ["--model", "x", "--positions", "y.tsv", "--record"],
+        "--record keeps the run's curve on the committed positions",
+    ),
+]
+"""(script, arguments, part of the message): ``{tmp}`` in the arguments and the message is the
+shared folder (the working directory), ``{buffer}`` a 10-example buffer in it."""
+
+
+@pytest.fixture(scope="module")
+def shared_strength_copy(tmp_path_factory) -> tuple[Path, list[bytes]]:
+    """``strength_copy``'s folder, with a 10-example ``buffer_0001.npz``, and its committed
+    files as copied: made once for the module's (each worker's) cases, as each case refuses
+    its arguments before writing anything."""
+    folder = tmp_path_factory.mktemp("bad_arguments")
+    copy_strength(folder)
+    tiny_buffer(folder / "buffer_0001.npz", 10)
+    return folder, committed(folder)
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "reason"),
+    BAD_ARGUMENTS,
+    ids=[f"{script.name} {' '.join(args)}" for script, args, _ in BAD_ARGUMENTS],
+)
+def test_bad_benchmark_arguments_are_one_line_errors(
+    shared_strength_copy, script: Path, args: list[str], reason: str
+):
+    folder, before = shared_strength_copy
+    places = {"tmp": folder, "buffer": folder / "buffer_0001.npz"}
+    args = [arg.format(**places) for arg in args]
+    # An absolute path (the repository's scripts) stays itself; STRENGTH is the copy's.
+    done = run(folder / script, *args, cwd=folder)
+    # One line, as train.py's: no usage block before the scripts' own checks' message.
+    one_line = done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+    assert done.returncode == 2 and one_line, (script.name, args, done.stderr[-2000:])
+    assert reason.format(**places) in done.stderr, (script.name, args, done.stderr)
+    assert committed(folder) == before
 
 
 @pytest.mark.parametrize(
