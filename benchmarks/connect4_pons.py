@@ -42,7 +42,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.model_player import ModelPlayer
 from alphazero.evaluation.player_specs import (
     DEFAULT_MODEL_SIMULATIONS,
@@ -271,7 +271,9 @@ def parse_args() -> argparse.Namespace:
         help="append each position's move to FILE (JSON Lines) and score only what it lacks: "
         "a stopped run resumes",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the player's seed (default 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="the player's seed (default 0)"
+    )
     return parser.parse_args()
 
 

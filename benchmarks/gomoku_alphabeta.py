@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.baselines.alphabeta import AlphaBetaPlayer, AlphaBetaSearch
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.games.gomoku import Gomoku, GomokuView
 from alphazero.progress import bars
 
@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="make the positions again from --seed, write them to --positions, and stop",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of --write-positions (0)")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="seed of --write-positions (0)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     if not args.limit > 0:  # NaN too, which no median is within

@@ -67,7 +67,7 @@ from unittest import mock
 
 import numpy as np
 
-from alphazero.config.command_line import OneLineParser, integers
+from alphazero.config.command_line import OneLineParser, integers, non_negative_integer
 
 if TYPE_CHECKING:
     import keras
@@ -497,7 +497,9 @@ def main() -> int:
         help="batches of the precision part, comma-separated (default 16,64,256)",
     )
     parser.add_argument("--threads", type=int, default=1, help="TensorFlow intra-op threads")
-    parser.add_argument("--seed", type=int, default=0, help="self-play seed of the first round")
+    parser.add_argument(
+        "--seed", type=non_negative_integer, default=0, help="self-play seed of the first round"
+    )
     parser.add_argument(
         "--metrics", type=Path, nargs="+", default=[], help="run folders for the metrics part"
     )

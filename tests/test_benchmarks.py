@@ -181,6 +181,37 @@ BAD_ARGUMENTS: list[tuple[Path, list[str], str]] = [
         ["--model", "m", "--seed", "-1"],
         "--seed: expected a non-negative integer, got '-1'",
     ),
+    # A seed reaches np.random.default_rng, which refuses a negative one with a traceback.
+    (
+        BENCH / "connect4_pons.py",
+        ["--seed", "-1"],
+        "--seed: expected a non-negative integer, got '-1'",
+    ),
+    (
+        BENCH / "connect4_pons.py",
+        ["--seed", "x"],
+        "--seed: expected a non-negative integer, got 'x'",
+    ),
+    (
+        BENCH / "selfplay_cost.py",
+        ["--seed", "-1"],
+        "--seed: expected a non-negative integer, got '-1'",
+    ),
+    (
+        BENCH / "selfplay_cost.py",
+        ["--seed", "1.5"],
+        "--seed: expected a non-negative integer, got '1.5'",
+    ),
+    (
+        BENCH / "gomoku_alphabeta.py",
+        ["--seed", "-1"],
+        "--seed: expected a non-negative integer, got '-1'",
+    ),
+    (
+        BENCH / "gomoku_alphabeta.py",
+        ["--seed", "x"],
+        "--seed: expected a non-negative integer, got 'x'",
+    ),
     (BENCH / "uct.py", ["--rounds", "0"], "--rounds must be at least 1"),
     (BENCH / "gomoku_alphabeta.py", ["--max-depth", "0"], "--max-depth must be at least 1"),
     (BENCH / "gomoku_alphabeta.py", ["--limit", "nan"], "--limit must be above 0, got nan"),
