@@ -42,10 +42,11 @@ def model_move(policy, game: Game) -> int:
 
 def seeds(text: str) -> list[int]:
     """``"0-4"`` as ``[0, 1, 2, 3, 4]``, ``"3"`` as ``[3]``; ``"5-2"``, which would train
-    nothing, is refused."""
-    low, _, high = text.partition("-")
+    nothing, and ``"3-"``, which names no last seed, are refused."""
+    low, dash, high = text.partition("-")
     try:
-        found = list(range(int(low), int(high or low) + 1))
+        # After a dash HIGH must follow: "3-" read as "3" would train one seed unasked.
+        found = list(range(int(low), int(high if dash else low) + 1))
     except ValueError:
         raise NumberError(f"expected a seed or LOW-HIGH such as 0-4, got {text!r}") from None
     if not found:

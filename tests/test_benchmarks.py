@@ -323,6 +323,8 @@ def test_bad_benchmark_arguments_are_one_line_errors(
          "--seeds: expected a seed or LOW-HIGH such as 0-4, got 'a-b'"),
         ("experiments/tictactoe_robustness.py", ["--seeds", "5-2"],
          "--seeds: expected LOW-HIGH with LOW at most HIGH, such as 0-4, got '5-2'"),
+        ("experiments/tictactoe_robustness.py", ["--seeds", "3-"],
+         "--seeds: expected a seed or LOW-HIGH such as 0-4, got '3-'"),
     ],
 )  # fmt: skip
 def test_a_value_that_is_no_number_is_one_line_naming_the_option(tmp_path, script, args, message):
