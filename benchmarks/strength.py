@@ -11,6 +11,22 @@ also gives what the model cost to train (self-play games and CPU hours, ``best_c
 ``RUN/models/iter_NNNN.keras``), outside the table: with the default opponents its matches
 are the very ones a shipped model of its game would play (the same seeds and games).
 
+``--seed N`` seeds the players' random choices: the opponent at index ``i`` of the list
+(``--opponents``, then ``perfect``) gets seed ``N + i``, the model ``N``; the default, 0, gives
+the seeds the committed table was measured with. Two processes with different seeds play
+different games, so a long match splits into halves run side by side, one a core:
+
+    TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 python benchmarks/strength.py \
+        --model RUN --opponents alphabeta:10 --games 50 --seed 0 --out a.json &
+    TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 python benchmarks/strength.py \
+        --model RUN --opponents alphabeta:10 --games 50 --seed 1000 --out b.json &
+
+``--out``'s JSON has, for each model, the table's entry (``label``, ``training``, ``games``,
+``results``: the counts by opponent), its ``seed``, and ``matches``: by opponent, the
+opponent's seed, every game's moves (game ``k``'s model moving first when ``k`` is even) and
+the CPU seconds each side spent a move (``CpuTimed``). ``--readme`` keeps ``matches`` out of
+the committed ``docs/strength.json``, which stays small.
+
 Only ``--readme`` touches the committed files, and it needs at least 100 games per opponent:
 the results go into ``docs/strength.json`` (so ``--only NAME`` measures one model and keeps
 the other rows), the whole table into ``docs/strength.md`` and into README.md between its
@@ -25,14 +41,17 @@ import json
 import re
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from alphazero.config.command_line import OneLineParser
+from alphazero.config.command_line import OneLineParser, non_negative_integer
 from alphazero.evaluation.arena import MatchResult, play_match
-from alphazero.evaluation.model_player import ModelPlayer, ModelSource
+from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch
-from alphazero.evaluation.players import make_player
+from alphazero.evaluation.players import BatchPlayer, Player, make_player
 from alphazero.games import make
+from alphazero.games.base import Game
 from alphazero.play.defaults import DEFAULT_SIMULATIONS
 from alphazero.play.models import config_game
 from alphazero.play.options import output_problem
@@ -48,6 +67,65 @@ half an hour)."""
 START, END = "<!-- strength:start -->", "<!-- strength:end -->"
 README_GAMES = 100
 """The fewest games per opponent the committed table is measured on (``--readme``)."""
+
+
+class CpuTimed:
+    """``player`` whose moves' CPU seconds are added up by the plies played before them.
+
+    The seconds are ``time.process_time``'s: this process's CPU in all its threads (a model's
+    network runs in several), steadier than the wall clock beside another process. Measured
+    here for every player alike, as a baseline such as ``alphabeta`` keeps no ``SearchLog``
+    and a model's counts wall seconds unless built with another clock. A model's first move of
+    its first match also pays for its network's start-up (a fraction of a second).
+    """
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.name = player.name
+        self.by_ply: dict[int, list[float]] = {}
+        """``by_ply[ply] = [moves, seconds]`` summed."""
+
+    def _add(self, games: Sequence[Game], seconds: float) -> None:
+        for game in games:
+            entry = self.by_ply.setdefault(game.plies[0], [0, 0.0])
+            entry[0] += 1
+            entry[1] += seconds / len(games)
+
+    def __call__(self, game: Game) -> int:
+        start = time.process_time()
+        action = self.player(game)
+        self._add([game], time.process_time() - start)
+        return action
+
+    def summary(self) -> dict[str, Any]:
+        """``moves``, ``seconds_per_move`` and, by ply (a string, as JSON keys are), the mean
+        seconds of a move."""
+        moves = sum(int(n) for n, _ in self.by_ply.values())
+        return {
+            "moves": moves,
+            "seconds_per_move": sum(s for _, s in self.by_ply.values()) / max(moves, 1),
+            "by_ply": {str(ply): s / n for ply, (n, s) in sorted(self.by_ply.items())},
+        }
+
+
+class CpuTimedBatch(CpuTimed):
+    """``CpuTimed`` of a player that moves in many games at once (a model): each move gets an
+    equal share of its call's seconds, as ``ModelPlayer.log`` shares them."""
+
+    player: BatchPlayer
+
+    def batch_moves(self, games: Sequence[Game]) -> list[int]:
+        start = time.process_time()
+        actions = self.player.batch_moves(games)
+        if games:
+            self._add(games, time.process_time() - start)
+        return actions
+
+
+def cpu_timed(player: Player) -> CpuTimed:
+    """``player`` timed, still batching its moves if it did (``play_match`` asks whether it
+    is a ``BatchPlayer``)."""
+    return CpuTimedBatch(player) if isinstance(player, BatchPlayer) else CpuTimed(player)
 
 
 def cell(counts: dict[str, int]) -> str:
@@ -117,6 +195,16 @@ def main() -> int:
     parser.add_argument(
         "--opponents", default="uct:200,uct:1000,uct:5000", help="comma-separated player specs"
     )
+    parser.add_argument(
+        "--seed",
+        type=non_negative_integer,
+        default=0,
+        metavar="N",
+        help="the opponent at index I of the list (--opponents, then perfect) gets seed N + I, "
+        "the model N (default 0: the committed table's seeds); two processes with different "
+        "seeds play different games, so --games 50 --seed 0 and --games 50 --seed 1000 are the "
+        "two halves of a 100-game match",
+    )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
     parser.add_argument(
         "--model",
@@ -150,7 +238,12 @@ def main() -> int:
         help="models average the network over the board's symmetries (see play.py --symmetric)",
     )
     parser.add_argument(
-        "--out", type=Path, default=None, metavar="PATH", help="also write the results as JSON"
+        "--out",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="also write the results as JSON, with the seeds, every game's moves and the CPU "
+        "seconds each side spent a move",
     )
     parser.add_argument(
         "--readme",
@@ -220,16 +313,23 @@ def main() -> int:
             else SIMULATIONS.get(folder.name, SIMULATIONS.get(name, DEFAULT_SIMULATIONS))
         )
         source = ModelSource(model_path, symmetric=args.symmetric)
-        model = ModelPlayer(source, start, sims, PlaySearch(args.search, args.c_puct))
+        model = ModelPlayer(
+            source, start, sims, PlaySearch(args.search, args.c_puct), PlayerOptions(seed=args.seed)
+        )
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         if args.search is not None or args.c_puct is not None:
             setting += f", {model.search.describe()}"
         opponents = args.opponents.split(",") + (["perfect"] if start.solvable else [])
         counts: dict[str, dict[str, int]] = {}
-        for seed, spec in enumerate(opponents):
+        matches: dict[str, dict[str, Any]] = {}
+        for index, spec in enumerate(opponents):
             began = time.perf_counter()
-            opponent = make_player(spec, start, seed=seed)
-            result = play_match(model, opponent, lambda n=name, p=params: make(n, **p),
+            # N + i: the default seed 0 gives each opponent its index, the seeds the committed
+            # table was measured with; another N, other games for the same opponents.
+            seed = args.seed + index
+            # A fresh wrapper a match, so that each match's seconds are its own.
+            timed_model, opponent = cpu_timed(model), cpu_timed(make_player(spec, start, seed=seed))
+            result = play_match(timed_model, opponent, lambda n=name, p=params: make(n, **p),
                                 args.games)  # fmt: skip
             # With the wins by side: where a model is weak (moving first, or second) shows.
             counts[spec] = {
@@ -238,6 +338,11 @@ def main() -> int:
                 "losses": result.losses,
                 "wins_first": result.wins_first,
                 "games_first": result.games_first,
+            }
+            matches[spec] = {
+                "seed": seed,
+                "moves": result.moves,
+                "cpu_seconds": {"model": timed_model.summary(), "opponent": opponent.summary()},
             }
             print(f"{key} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%}, wins first "
@@ -248,7 +353,9 @@ def main() -> int:
             "label": f"{key} ({setting})",
             "training": training_cost(folder) if model_path == folder else "-",
             "games": args.games,
+            "seed": args.seed,
             "results": counts,
+            "matches": matches,
         }
         # Written after every model, so a long run stopped part way keeps what it measured.
         if args.out is not None:
@@ -256,7 +363,8 @@ def main() -> int:
         if args.readme:
             # Read again just before writing: another --only run may have added its row.
             results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-            results[key] = measured[key]
+            # Without the games: the committed file stays a table's worth of numbers.
+            results[key] = {k: v for k, v in measured[key].items() if k != "matches"}
             RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
     if args.table_only or args.readme:

@@ -81,6 +81,50 @@ def test_strength_measures_a_model_file_of_a_run_outside_the_table(strength_copy
     assert committed(tmp_path) == before
 
 
+def strength_games(script: Path, out: Path, *args: str) -> dict:
+    """The tictactoe entry of ``--out`` after 4 games against ``random`` (and ``perfect``)."""
+    common = ["--only", "tictactoe", "--games", "4", "--opponents", "random", "--out", str(out)]
+    done = run(script, *common, *args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(out.read_text())["tictactoe"]
+
+
+def test_strength_seed_gives_other_games_and_the_out_file_keeps_them(strength_copy, tmp_path):
+    before = committed(tmp_path)
+    default = strength_games(strength_copy, tmp_path / "default.json")
+    zero = strength_games(strength_copy, tmp_path / "zero.json", "--seed", "0")
+    seven = strength_games(strength_copy, tmp_path / "seven.json", "--seed", "7")
+    # The default is seed 0, whose opponents get their index: the committed table's seeds.
+    assert default["seed"] == zero["seed"] == 0 and seven["seed"] == 7
+    for entry, seeds in ((default, [0, 1]), (seven, [7, 8])):  # random's, then perfect's
+        assert [match["seed"] for match in entry["matches"].values()] == seeds
+    # The same seed plays the same games; another seed, against a random player, others.
+    games = [entry["matches"]["random"]["moves"] for entry in (default, zero, seven)]
+    assert len(games[0]) == 4 and all(len(moves) >= 5 for moves in games[0])
+    assert games[0] == games[1] and games[2] != games[0]
+    # Each side's CPU seconds count its own moves: the model's in game k at even plies when
+    # k is even (it moves first), at odd ones otherwise.
+    costs = seven["matches"]["random"]["cpu_seconds"]
+    model_moves = sum(len(moves[k % 2 :: 2]) for k, moves in enumerate(games[2]))
+    assert costs["model"]["moves"] == model_moves
+    assert costs["opponent"]["moves"] == sum(map(len, games[2])) - model_moves
+    assert costs["model"]["seconds_per_move"] > 0 and costs["opponent"]["seconds_per_move"] >= 0
+    # The table's counts are as they were, beside the new keys.
+    counts = {"wins", "draws", "losses", "wins_first", "games_first"}
+    assert set(seven["results"]["random"]) == counts
+    assert committed(tmp_path) == before
+
+
+def test_strength_readme_keeps_the_games_out_of_the_committed_json(strength_copy, tmp_path):
+    out = tmp_path / "result.json"
+    args = ["--only", "tictactoe", "--readme", "--opponents", "random", "--seed", "3"]
+    done = run(strength_copy, *args, "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(json.loads(out.read_text())["tictactoe"]["matches"]["random"]["moves"]) == 100
+    kept = json.loads((tmp_path / "docs" / "strength.json").read_text())["tictactoe"]
+    assert kept["seed"] == 3 and "matches" not in kept and "random" in kept["results"]
+
+
 def test_strength_readme_regenerates_the_committed_table(strength_copy, tmp_path):
     before = committed(tmp_path)
     done = run(strength_copy, "--readme", "--table-only")
@@ -109,6 +153,9 @@ BAD_ARGUMENTS: list[tuple[Path, list[str], str]] = [
     (STRENGTH, ["--model", "{tmp}/nope"], "nope: no such file or folder"),
     (STRENGTH, ["--model", "{tmp}"], "no run's config.yaml in it or above"),
     (STRENGTH, ["--model", "{tmp}", "--readme"], "--model measures one model"),
+    # Each opponent's seed is --seed plus its index, for np.random.default_rng.
+    (STRENGTH, ["--seed", "-1"], "--seed: expected a non-negative integer, got '-1'"),
+    (STRENGTH, ["--seed", "1.5"], "--seed: expected a non-negative integer, got '1.5'"),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}/nope"], "nope: not a run folder"),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--last", "0"], "--last must be"),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--at", "1", "2"], "--at needs one"),
