@@ -110,7 +110,9 @@ class CpuTimed:
 
 class CpuTimedBatch(CpuTimed):
     """``CpuTimed`` of a player that moves in many games at once (a model): each move gets an
-    equal share of its call's seconds, as ``ModelPlayer.log`` shares them."""
+    equal share of its call's seconds, as ``ModelPlayer.log`` shares them. A call holds the
+    games moving first at one ply and the others at the ply before, so its mean by ply is
+    that of neighbouring plies alike; the mean a move is exact."""
 
     player: BatchPlayer
 
