@@ -21,6 +21,13 @@ different games, so a long match splits into halves run side by side, one a core
     TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1 python benchmarks/strength.py \
         --model RUN --opponents alphabeta:10 --games 50 --seed 1000 --out b.json &
 
+``--openings K`` starts each pair of games from a different position ``K`` uniformly random
+moves in (seeded by ``--seed``, the same positions for every opponent), the sides swapped
+within the pair. Without it every game starts from the empty board, and two players that
+choose their moves by search alone replay a handful of games: 20 games of a 15x15 Gomoku model
+against ``alphabeta:5`` from the empty board were 6 different games
+(``docs/research/gomoku_15x15.md``).
+
 ``--out``'s JSON has, for each model, the table's entry (``label``, ``training``, ``games``,
 ``results``: the counts by opponent), its ``seed``, and ``matches``: by opponent, the
 opponent's seed, every game's moves (game ``k``'s model moving first when ``k`` is even) and
@@ -45,8 +52,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from alphazero.config.command_line import OneLineParser, non_negative_integer
-from alphazero.evaluation.arena import MatchResult, play_match
+from alphazero.evaluation.arena import (
+    MatchResult,
+    Opening,
+    play_match,
+    play_openings,
+    random_openings,
+)
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch
 from alphazero.evaluation.players import BatchPlayer, Player, make_player
@@ -207,6 +222,16 @@ def main() -> int:
         "seeds play different games, so --games 50 --seed 0 and --games 50 --seed 1000 are the "
         "two halves of a 100-game match",
     )
+    parser.add_argument(
+        "--openings",
+        type=non_negative_integer,
+        default=0,
+        metavar="K",
+        help="start each pair of games from its own position K random moves in (seeded by "
+        "--seed), the sides swapped within the pair; --games must be even. Default 0: every "
+        "game from the start, as the committed table (players without noise then replay few "
+        "different games)",
+    )
     parser.add_argument("--only", default=None, help="measure only this model folder name")
     parser.add_argument(
         "--model",
@@ -268,6 +293,10 @@ def main() -> int:
     # noise (and its note says how many games it is measured on).
     if args.readme and args.games < README_GAMES:
         parser.error(f"--readme needs --games {README_GAMES} or more, got {args.games}")
+    if args.openings and args.games % 2:
+        parser.error(f"--openings plays each opening twice: --games must be even, got {args.games}")
+    if args.openings and args.readme:
+        parser.error("--readme's table starts every game from the start: not with --openings")
     if args.model is not None:
         if args.only or args.readme or args.table_only:
             parser.error("--model measures one model outside the table: not with --only, "
@@ -321,6 +350,15 @@ def main() -> int:
         setting = f"{sims} sims" + (", symmetric" if args.symmetric else "")
         if args.search is not None or args.c_puct is not None:
             setting += f", {model.search.describe()}"
+        openings: list[Opening] = []
+        if args.openings:
+            setting += f", {args.openings}-move openings"
+            rng = np.random.default_rng(args.seed)
+            try:
+                openings = random_openings(start, args.games // 2, args.openings, rng)
+            except ValueError as error:
+                print(f"error: --openings {args.openings}: {error}", file=sys.stderr)
+                return 2
         opponents = args.opponents.split(",") + (["perfect"] if start.solvable else [])
         counts: dict[str, dict[str, int]] = {}
         matches: dict[str, dict[str, Any]] = {}
@@ -331,8 +369,11 @@ def main() -> int:
             seed = args.seed + index
             # A fresh wrapper a match, so that each match's seconds are its own.
             timed_model, opponent = cpu_timed(model), cpu_timed(make_player(spec, start, seed=seed))
-            result = play_match(timed_model, opponent, lambda n=name, p=params: make(n, **p),
-                                args.games)  # fmt: skip
+            if openings:
+                result = play_openings(timed_model, opponent, openings)
+            else:
+                result = play_match(timed_model, opponent, lambda n=name, p=params: make(n, **p),
+                                    args.games)  # fmt: skip
             # With the wins by side: where a model is weak (moving first, or second) shows.
             counts[spec] = {
                 "wins": result.wins,
@@ -346,6 +387,8 @@ def main() -> int:
                 "moves": result.moves,
                 "cpu_seconds": {"model": timed_model.summary(), "opponent": opponent.summary()},
             }
+            if openings:  # game k starts from openings[k // 2]: their moves, then its own
+                matches[spec]["openings"] = [list(opening.moves) for opening in openings]
             print(f"{key} ({setting}) vs {spec}: {result.wins}/{result.draws}/"
                   f"{result.losses}, score {result.score:.1%}, wins first "
                   f"{result.wins_first}/{result.games_first}, second "
@@ -359,6 +402,8 @@ def main() -> int:
             "results": counts,
             "matches": matches,
         }
+        if args.openings:
+            measured[key]["openings"] = args.openings
         # Written after every model, so a long run stopped part way keeps what it measured.
         if args.out is not None:
             args.out.write_text(json.dumps(measured, indent=1) + "\n")

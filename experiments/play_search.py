@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.config.command_line import OneLineParser, non_negative_integer
-from alphazero.evaluation.arena import play_match
+from alphazero.evaluation.arena import play_openings, random_openings
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource
 from alphazero.evaluation.model_search import run_folder, trained_search
 from alphazero.games import Game, make
@@ -34,24 +34,6 @@ from alphazero.play.defaults import DEFAULT_LEAVES
 from alphazero.play.models import config_game
 from alphazero.training.checkpoints import load_model
 from alphazero.training.run_errors import CheckpointError
-
-
-def openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Game]:
-    """``count`` different positions reached by ``moves`` uniformly random moves (none
-    finished). Different, because two searches without noise replay the same game from the
-    same position: a repeated opening would count one result twice."""
-    found: dict[Game, None] = {}
-    for _ in range(1000 * count):
-        if len(found) == count:
-            return list(found)
-        game = start
-        for _ in range(moves):
-            if game.score is not None:
-                break
-            game = game.sim_move(int(rng.choice(game.available_moves)))
-        if game.score is None:
-            found[game] = None
-    raise ValueError(f"fewer than {count} different positions {moves} random moves in")
 
 
 class Timed:
@@ -135,16 +117,15 @@ def main() -> int:
         players[algorithm] = Timed(player)
     rng = np.random.default_rng(args.seed)
     try:
-        pairs = openings(start, args.speed or (args.games + 1) // 2, args.opening, rng)
+        found = random_openings(start, args.speed or (args.games + 1) // 2, args.opening, rng)
     except ValueError as error:
         parser.error(f"--opening {args.opening}: {error}")
     if args.speed:
-        return speed(players, pairs)
-    queue = iter([game for game in pairs for _ in range(2)])
+        return speed(players, [opening.game for opening in found])
     puct, gumbel = players["puct"], players["gumbel"]
-    result = play_match(puct, gumbel, lambda: next(queue), 2 * len(pairs))  # type: ignore[arg-type]
+    result = play_openings(puct, gumbel, found)  # type: ignore[arg-type]
     low, high = result.score_interval()
-    print(f"{args.model}, {args.sims} simulations, {2 * len(pairs)} games from "
+    print(f"{args.model}, {args.sims} simulations, {2 * len(found)} games from "
           f"{args.opening}-move openings (seed {args.seed})")  # fmt: skip
     print(f"puct vs gumbel: {result.wins}/{result.draws}/{result.losses}, PUCT's score "
           f"{result.score:.1%} (95% CI {low:.1%}-{high:.1%})")  # fmt: skip

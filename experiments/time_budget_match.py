@@ -43,10 +43,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from play_search import openings  # experiments/
 
 from alphazero.config.command_line import OneLineParser, non_negative_integer
-from alphazero.evaluation.arena import MatchResult, play_match, save_results, search_costs
+from alphazero.evaluation.arena import (
+    MatchResult,
+    play_match,
+    random_openings,
+    save_results,
+    search_costs,
+)
 from alphazero.evaluation.model_player import ModelPlayer, ModelSource, PlayerOptions
 from alphazero.evaluation.model_search import PlaySearch, run_folder
 from alphazero.evaluation.time_budget import (
@@ -232,7 +237,8 @@ def main() -> int:
     except (ValueError, CheckpointError, EngineError) as error:
         return fail(str(error))
     try:
-        starts = openings(start, args.games // 2, args.opening, np.random.default_rng(args.seed))
+        rng = np.random.default_rng(args.seed)
+        starts = [o.game for o in random_openings(start, args.games // 2, args.opening, rng)]
     except ValueError as error:
         return fail(f"--opening {args.opening}: {error}")
     sides = players(args.model, network, start, plan, CLOCKS[args.clock])

@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from alphazero.baselines.perfect import PerfectPlayer, solve
-from alphazero.evaluation.arena import MatchResult, elo_difference, play_match, score_below
+from alphazero.evaluation.arena import (
+    MatchResult,
+    Opening,
+    elo_difference,
+    play_match,
+    play_openings,
+    random_openings,
+    score_below,
+)
 from alphazero.evaluation.players import PlayerSpecError, RandomPlayer, make_player
 from alphazero.games import make
 from alphazero.progress import bars
@@ -233,3 +241,32 @@ def test_the_evaluated_model_is_labelled_by_its_simulations():
     config = EvaluationConfig(opponents=["random"], games=2, simulations=4)
     result = evaluate(model, config, lambda: make("tictactoe"), {"random": 0.0}, 0, False)
     assert result["opponents"]["random"]["player"] == "model:4"
+
+
+def test_openings_are_different_unfinished_positions_their_moves_reach():
+    """Two players without noise replay the same game from the same position, so a repeated
+    opening would count one result twice."""
+    start = make("connect4")
+    found = random_openings(start, 49, 2, np.random.default_rng(0))
+    assert len({o.game for o in found}) == 49  # every 2-move position, once
+    assert all(o.game.score is None and len(o.moves) == 2 for o in found)
+    assert all(type(start).from_moves(o.moves) == o.game for o in found)
+
+
+def test_asking_for_more_openings_than_there_are_is_an_error():
+    with pytest.raises(ValueError, match="fewer than 50 different positions"):
+        random_openings(make("connect4"), 50, 2, np.random.default_rng(0))
+
+
+def test_each_opening_is_played_twice_with_the_sides_swapped():
+    """Perfect players from a tic-tac-toe opening the first player wins (X holds a1 and b1,
+    and a fork follows O's forced block): one win each, the first player's in both games."""
+    start = make("tictactoe")
+    moves = (0, 3, 1)
+    opening = Opening(start.from_moves(moves), moves)
+    assert solve(opening.game) == -1  # lost for O, to move
+    a, b = PerfectPlayer(np.random.default_rng(1)), PerfectPlayer(np.random.default_rng(2))
+    a.name, b.name = "a", "b"
+    result = play_openings(a, b, [opening], progress=False)
+    assert result.games == 2 and result.wins == result.losses == 1
+    assert result.wins_first == result.games_first == 1

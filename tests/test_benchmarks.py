@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from alphazero.games import make
 from alphazero.training.replay_buffer import ReplayBuffer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +116,20 @@ def test_strength_seed_gives_other_games_and_the_out_file_keeps_them(strength_co
     assert committed(tmp_path) == before
 
 
+def test_strength_openings_start_each_pair_of_games_from_its_own_position(strength_copy, tmp_path):
+    entry = strength_games(strength_copy, tmp_path / "out.json", "--openings", "2")
+    assert entry["openings"] == 2 and "2-move openings" in entry["label"]
+    start = make("tictactoe")
+    for match in entry["matches"].values():  # random's and perfect's: the same two openings
+        openings, games = match["openings"], match["moves"]
+        assert openings == entry["matches"]["random"]["openings"]
+        assert len(openings) == 2 and openings[0] != openings[1]
+        assert all(len(opening) == 2 for opening in openings)
+        for k, moves in enumerate(games):  # game k: opening k // 2, then its own moves
+            game = start.from_moves(openings[k // 2] + moves)
+            assert game.is_over and len(moves) >= 3
+
+
 def test_strength_readme_keeps_the_games_out_of_the_committed_json(strength_copy, tmp_path):
     out = tmp_path / "result.json"
     args = ["--only", "tictactoe", "--readme", "--opponents", "random", "--seed", "3"]
@@ -156,6 +171,14 @@ BAD_ARGUMENTS: list[tuple[Path, list[str], str]] = [
     # Each opponent's seed is --seed plus its index, for np.random.default_rng.
     (STRENGTH, ["--seed", "-1"], "--seed: expected a non-negative integer, got '-1'"),
     (STRENGTH, ["--seed", "1.5"], "--seed: expected a non-negative integer, got '1.5'"),
+    (STRENGTH, ["--openings", "-1"], "--openings: expected a non-negative integer"),
+    (STRENGTH, ["--openings", "2", "--games", "3"], "--games must be even, got 3"),
+    (STRENGTH, ["--openings", "2", "--readme"], "not with --openings"),
+    (
+        STRENGTH,
+        ["--only", "tictactoe", "--openings", "1", "--games", "20"],
+        "--openings 1: fewer than 10 different positions 1 random moves in",
+    ),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}/nope"], "nope: not a run folder"),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--last", "0"], "--last must be"),
     (EXPERIMENTS / "compare_runs.py", ["{tmp}", "--at", "1", "2"], "--at needs one"),

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ..games.base import Game
 from ..progress import bars as progress_bars
@@ -182,6 +184,46 @@ def play_match(
     bar.close()
     result.moves = histories
     return result
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A position a pair of games starts from, and the moves from the game's start to it."""
+
+    game: Game
+    moves: tuple[int, ...]
+
+
+def random_openings(start: Game, count: int, moves: int, rng: np.random.Generator) -> list[Opening]:
+    """``count`` different positions reached from ``start`` by ``moves`` uniformly random
+    moves (none finished). Different, because two players without noise replay the same
+    game from the same position: a repeated opening would count one result twice.
+    ``ValueError`` if 1,000 tries an opening do not find that many."""
+    found: dict[Game, tuple[int, ...]] = {}
+    for _ in range(1000 * count):
+        if len(found) == count:
+            break
+        game, played = start, []
+        for _ in range(moves):
+            if game.score is not None:
+                break
+            played.append(int(rng.choice(game.available_moves)))
+            game = game.sim_move(played[-1])
+        if game.score is None:
+            found.setdefault(game, tuple(played))
+    if len(found) < count:
+        raise ValueError(f"fewer than {count} different positions {moves} random moves in")
+    return [Opening(game, played) for game, played in found.items()]
+
+
+def play_openings(
+    player: Player, opponent: Player, openings: Sequence[Opening], progress: bool = True
+) -> MatchResult:
+    """Every opening played twice, the sides swapped (``player`` is the first player, +1, in
+    the even-numbered games): whatever edge an opening gives one side, both sides get it.
+    ``result.moves`` holds each game's moves from its opening on."""
+    starts = iter([opening.game for opening in openings for _ in range(2)])
+    return play_match(player, opponent, lambda: next(starts), 2 * len(openings), progress)
 
 
 def _record(result: MatchResult, score: int, player_first: bool) -> None:
