@@ -270,3 +270,40 @@ def test_each_opening_is_played_twice_with_the_sides_swapped():
     result = play_openings(a, b, [opening], progress=False)
     assert result.games == 2 and result.wins == result.losses == 1
     assert result.wins_first == result.games_first == 1
+
+
+class Lowest:
+    """Always the lowest legal action: a player with no randomness at all."""
+
+    name = "lowest"
+
+    def __call__(self, game):
+        return min(game.available_moves)
+
+
+def test_ladder_games_from_openings_are_as_many_different_games_as_pairs():
+    """Two players without randomness replay one game from the start, however many are
+    asked for; ``evaluation.openings`` gives each pair of games its own position."""
+    from alphazero.config import EvaluationConfig
+    from alphazero.evaluation.ladder import match
+
+    def new_game():
+        return make("tictactoe")
+
+    plain = match(Lowest(), Lowest(), new_game, EvaluationConfig(games=6), 0, False)
+    assert plain.games == 6 and len({tuple(moves) for moves in plain.moves}) == 1
+    config = EvaluationConfig(games=6, openings=2)
+    paired = match(Lowest(), Lowest(), new_game, config, 0, False)
+    assert paired.games == 6 and len({tuple(moves) for moves in paired.moves}) == 3
+
+
+def test_ladder_openings_need_even_games_and_enough_positions():
+    from alphazero.config import ConfigError, config_from_dict
+    from alphazero.evaluation.run_evaluation import check_model_opponents
+
+    ladder = {"every": 5, "opponents": ["random"], "openings": 1}
+    with pytest.raises(ConfigError, match=r"must be even with evaluation\.openings"):
+        config_from_dict({"game": {"name": "tictactoe"}, "evaluation": {**ladder, "games": 5}})
+    config = config_from_dict({"game": {"name": "tictactoe"}, "evaluation": ladder})
+    with pytest.raises(ConfigError, match=r"evaluation\.openings: fewer than 10 different"):
+        check_model_opponents(config)  # 20 games: 10 pairs, and 9 one-move positions

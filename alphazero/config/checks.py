@@ -44,6 +44,11 @@ def check_combinations(config: Config) -> None:
             )
         if (model := model_spec_parts(spec)) is not None and not _exists(model[0]):
             raise ConfigError(f"{key}: no model at {cut(model[0])}")
+    if evaluation.openings and evaluation.games % 2:
+        raise ConfigError(
+            f"evaluation.games ({evaluation.games}) must be even with evaluation.openings: "
+            "each opening is played twice, the sides swapped"
+        )
     if evaluation.solved_positions and not game.has_solved_positions:
         raise ConfigError(
             f"evaluation.solved_positions: there are no solved positions of {game.name}"

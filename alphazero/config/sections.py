@@ -245,6 +245,11 @@ class EvaluationConfig:
     """Games against each opponent, sides alternating."""
     simulations: int = field(default=100, metadata=bounds(2, 1_000_000))
     """The model's PUCT simulations per move in these games."""
+    openings: int = field(default=0, metadata=bounds(0, 100))
+    """Random moves before each pair of games, each pair from its own position and with the
+    sides swapped (``games`` must be even); 0: every game from the start. Players that choose
+    by search alone (``alphabeta``, the model) replay a few games from the start, so 20 games
+    would be a handful; UCT's random rollouts vary its games by themselves."""
     solved_positions: bool = False
     """Measure the raw network on the game's solved positions every iteration (one batched
     call; only Connect Four 6x7 has them): how often its top move keeps the exact result and

@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..config import EvaluationConfig
 from ..games.base import Game
 from ..search import SearchParams
-from .arena import MatchResult, elo_difference, play_match
+from .arena import MatchResult, elo_difference, play_match, play_openings, random_openings
 from .model_player import ModelPlayer, ModelSource, PlayerOptions
-from .players import make_player
+from .players import Player, make_player
 
 ELO_BOUND = 3000.0
 """Ratings are kept within +-ELO_BOUND; a clean sweep reports the bound."""
@@ -35,16 +37,35 @@ def calibrate_ladder(
     game = new_game()
     ratings = {config.opponents[0]: 0.0}
     for weaker, stronger in zip(config.opponents, config.opponents[1:], strict=False):
-        result = play_match(
+        result = match(
             make_player(stronger, game, seed=seed),
             make_player(weaker, game, seed=seed + 1),
             new_game,
-            config.games,
+            config,
+            seed,
             progress,
         )
         step = max(-STEP_BOUND, min(STEP_BOUND, elo_difference(result.score)))
         ratings[stronger] = ratings[weaker] + step
     return ratings
+
+
+def match(
+    player: Player,
+    opponent: Player,
+    new_game: Callable[[], Game],
+    config: EvaluationConfig,
+    seed: int,
+    progress: bool,
+) -> MatchResult:
+    """``config.games`` games: from the start, or with ``config.openings``, from as many
+    pairs of random openings (drawn from ``seed``, the same for every opponent), the sides
+    swapped within a pair."""
+    if not config.openings:
+        return play_match(player, opponent, new_game, config.games, progress)
+    rng = np.random.default_rng(seed)
+    openings = random_openings(new_game(), config.games // 2, config.openings, rng)
+    return play_openings(player, opponent, openings, progress)
 
 
 def ladder_elo(results: dict[str, MatchResult], ladder: dict[str, float]) -> float:
@@ -114,7 +135,7 @@ def evaluate(
     results = {}
     for offset, spec in enumerate(config.opponents):
         opponent = make_player(spec, game, seed=seed + 1 + offset)
-        results[spec] = play_match(player, opponent, new_game, config.games, progress)
+        results[spec] = match(player, opponent, new_game, config, seed, progress)
     elo = ladder_elo(results, ladder)
     return {
         "elo": elo,
