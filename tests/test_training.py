@@ -297,6 +297,17 @@ def test_a_ladder_edited_in_the_run_config_is_rated_afresh_on_resume(tmp_path):
     assert meta["top_score"]["iteration"] == 2 and meta["best"] == "models/iter_0002.keras"
 
 
+def test_ladder_openings_edited_in_the_run_config_rate_the_ladder_afresh(tmp_path):
+    evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
+    run, path = tmp_path / "run", tmp_path / "run" / "metadata.json"
+    train(tiny_config(iterations=2, evaluation=evaluation), run, progress=False, max_iterations=1)
+    assert json.loads(path.read_text())["ladder_openings"] == 0
+    _edit_run_config(run, "evaluation", openings=1)
+    train(None, run, resume=True, progress=False)  # type: ignore[arg-type]
+    meta = json.loads(path.read_text())
+    assert meta["ladder_openings"] == 1 and meta["top_score"]["iteration"] == 2
+
+
 def test_a_run_saved_without_its_top_ladder_score_finds_it_again_on_resume(tmp_path):
     evaluation = {"every": 1, "opponents": ["random"], "games": 2, "simulations": 4}
     config = tiny_config(iterations=2, evaluation=evaluation)

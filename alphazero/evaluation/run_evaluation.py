@@ -70,15 +70,22 @@ def evaluate_iteration(
     if iteration % every:
         return None, state.best_elo is None  # until a model is rated, best is the latest
     seed = config.seed * 1_000_003 + iteration
-    if state.ladder is None or set(state.ladder) != set(config.evaluation.opponents):
-        # A ladder edited in the run's config.yaml is rated afresh, and scores against the
-        # old one say nothing about the new: the top score starts again.
+    openings = config.evaluation.openings
+    if (
+        state.ladder is None
+        or set(state.ladder) != set(config.evaluation.opponents)
+        or state.ladder_openings != openings
+    ):
+        # A ladder edited in the run's config.yaml (its players, or the openings its games
+        # start from) is rated afresh, and scores against the old one say nothing about the
+        # new: the top score starts again.
         progress_bars.write(
             f"rating the evaluation ladder: {', '.join(config.evaluation.opponents)}",
             enabled=progress,
         )
         state.ladder = evaluation.calibrate_ladder(config.evaluation, new_game, seed, progress)
         state.top_score = None
+        state.ladder_openings = openings
     # The model plays its ladder games as play.py plays it (``play_search``).
     search = play_search(config.search.params())
     result = evaluation.evaluate(

@@ -185,6 +185,7 @@ _FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "timings": (_numbers_by_name, "an object of numbers (seconds)"),
     "ladder": (_optional(_numbers_by_name), "null or an object of Elo ratings"),
     "best_elo": (_optional(_number), "null or a number"),
+    "ladder_openings": (_count, "a non-negative integer"),
     "elo_history": (_elo_history, "a list of [iteration, Elo] pairs"),
     "best_rule": (_optional(lambda v: isinstance(v, str)), "null or a string"),
     "best_cost": (_optional(_numbers_by_name), "null or an object of numbers"),

@@ -46,6 +46,8 @@ class RunState:
     """Wall time of the saved iterations (an interrupted one's lost part not counted)."""
     ladder: dict[str, float] | None = None
     """Elo ratings of the evaluation opponents, measured once per run."""
+    ladder_openings: int = 0
+    """The ``evaluation.openings`` the ladder was rated and the top score measured with."""
     best_elo: float | None = None
     """The ladder Elo of best.keras's model (None until the first evaluation)."""
     elo_history: list[tuple[int, float]] = field(default_factory=list)
@@ -75,6 +77,7 @@ class RunState:
                 "wall_seconds": self.wall_seconds,
             },
             "ladder": self.ladder,
+            "ladder_openings": self.ladder_openings,
             "best_elo": self.best_elo,
             "elo_history": [list(item) for item in self.elo_history],
             "top_score": self.top_score,
@@ -98,6 +101,7 @@ class RunState:
             # Runs from before it was recorded: their self-play and training, most of it.
             wall_seconds=float(timings.get("wall_seconds", selfplay + train)),
             ladder=meta.get("ladder"),
+            ladder_openings=int(meta.get("ladder_openings", 0)),
             best_elo=meta.get("best_elo"),
             elo_history=[(int(i), float(e)) for i, e in meta.get("elo_history", [])],
             top_score=meta.get("top_score"),

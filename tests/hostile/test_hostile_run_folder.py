@@ -212,6 +212,7 @@ WRONG_TYPES: dict[str, tuple[str, object, str]] = {
     "best_cost_list": ("best_cost", [1], "'best_cost' must be null or an object"),
     "best_rule_number": ("best_rule", 5, "'best_rule' must be null or a string"),
     "fresh_buffers_text": ("fresh_buffers", "3", "'fresh_buffers' must be a list of"),
+    "ladder_openings_negative": ("ladder_openings", -2, "'ladder_openings' must be a non-negative"),
     "fresh_buffers_negative": ("fresh_buffers", [-1], "'fresh_buffers' must be a list of"),
     "game_number": ("game", 5, "'game' must be a game name"),
     "game_params_text": ("game", {"name": "tictactoe", "params": "x"}, "'game' must be"),
