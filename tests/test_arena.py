@@ -285,15 +285,19 @@ def test_ladder_games_from_openings_are_as_many_different_games_as_pairs():
     """Two players without randomness replay one game from the start, however many are
     asked for; ``evaluation.openings`` gives each pair of games its own position."""
     from alphazero.config import EvaluationConfig
-    from alphazero.evaluation.ladder import match
+    from alphazero.evaluation.ladder import ladder_openings, match
 
     def new_game():
         return make("tictactoe")
 
-    plain = match(Lowest(), Lowest(), new_game, EvaluationConfig(games=6), 0, False)
+    plain_config = EvaluationConfig(games=6)
+    assert ladder_openings(plain_config, new_game, 0) is None
+    plain = match(Lowest(), Lowest(), new_game, plain_config, None, False)
     assert plain.games == 6 and len({tuple(moves) for moves in plain.moves}) == 1
     config = EvaluationConfig(games=6, openings=2)
-    paired = match(Lowest(), Lowest(), new_game, config, 0, False)
+    openings = ladder_openings(config, new_game, 0)
+    assert openings == ladder_openings(config, new_game, 0)  # the seed fixes them
+    paired = match(Lowest(), Lowest(), new_game, config, openings, False)
     assert paired.games == 6 and len({tuple(moves) for moves in paired.moves}) == 3
 
 
@@ -307,3 +311,29 @@ def test_ladder_openings_need_even_games_and_enough_positions():
     config = config_from_dict({"game": {"name": "tictactoe"}, "evaluation": ladder})
     with pytest.raises(ConfigError, match=r"evaluation\.openings: fewer than 10 different"):
         check_model_opponents(config)  # 20 games: 10 pairs, and 9 one-move positions
+    check_model_opponents(
+        config_from_dict({"game": {"name": "tictactoe"}, "evaluation": {**ladder, "games": 18}})
+    )
+
+
+def test_positions_counted_k_moves_in_match_all_move_orders():
+    """Tic-tac-toe's positions a few moves in, counted against every ordering of the moves
+    (no line of three before the fifth move): 9, 9 * 8 = 72, C(9, 2) * 7 = 252."""
+    import itertools
+
+    from alphazero.evaluation.arena import count_positions
+
+    start = make("tictactoe")
+    for moves, known in ((1, 9), (2, 72), (3, 252)):
+        boards = set()
+        for order in itertools.permutations(range(9), moves):
+            game = start
+            for move in order:
+                game = game.sim_move(move)
+            boards.add(game)
+        assert len(boards) == known
+        assert count_positions(start, moves, enough=10**6) == known
+        assert count_positions(start, moves, enough=5) == 5  # it stops once it has enough
+    # Five moves in, X has three stones: on one of the 8 lines (with O's two among the 6 other
+    # squares) the game is over, and only unfinished positions count.
+    assert count_positions(start, 5, enough=10**6) == 84 * 15 - 8 * 15

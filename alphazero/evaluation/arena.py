@@ -216,6 +216,27 @@ def random_openings(start: Game, count: int, moves: int, rng: np.random.Generato
     return [Opening(game, played) for game, played in found.items()]
 
 
+def count_positions(start: Game, moves: int, enough: int) -> int:
+    """How many different unfinished positions ``moves`` moves from ``start`` there are,
+    counting no further than ``enough``: the exact answer to whether ``random_openings`` can
+    find that many, without its luck. A big board reaches ``enough`` along its first moves."""
+    found: set[Game] = set()
+    seen: set[tuple[Game, int]] = set()  # transpositions: one walk below a position a depth
+
+    def walk(game: Game, left: int) -> None:
+        if len(found) >= enough or game.score is not None or (game, left) in seen:
+            return
+        seen.add((game, left))
+        if left == 0:
+            found.add(game)
+            return
+        for move in game.available_moves:
+            walk(game.sim_move(move), left - 1)
+
+    walk(start, moves)
+    return min(len(found), enough)
+
+
 def play_openings(
     player: Player, opponent: Player, openings: Sequence[Opening], progress: bool = True
 ) -> MatchResult:

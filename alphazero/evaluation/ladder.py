@@ -10,7 +10,7 @@ rated above it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,14 @@ import numpy as np
 from ..config import EvaluationConfig
 from ..games.base import Game
 from ..search import SearchParams
-from .arena import MatchResult, elo_difference, play_match, play_openings, random_openings
+from .arena import (
+    MatchResult,
+    Opening,
+    elo_difference,
+    play_match,
+    play_openings,
+    random_openings,
+)
 from .model_player import ModelPlayer, ModelSource, PlayerOptions
 from .players import Player, make_player
 
@@ -35,6 +42,7 @@ def calibrate_ladder(
 ) -> dict[str, float]:
     """Elo ratings of the ladder opponents, the first at 0."""
     game = new_game()
+    openings = ladder_openings(config, new_game, seed)
     ratings = {config.opponents[0]: 0.0}
     for weaker, stronger in zip(config.opponents, config.opponents[1:], strict=False):
         result = match(
@@ -42,7 +50,7 @@ def calibrate_ladder(
             make_player(weaker, game, seed=seed + 1),
             new_game,
             config,
-            seed,
+            openings,
             progress,
         )
         step = max(-STEP_BOUND, min(STEP_BOUND, elo_difference(result.score)))
@@ -50,21 +58,30 @@ def calibrate_ladder(
     return ratings
 
 
+def ladder_openings(
+    config: EvaluationConfig, new_game: Callable[[], Game], seed: int
+) -> list[Opening] | None:
+    """Where one evaluation's games start: ``None`` (from the start) without
+    ``config.openings``, else ``config.games // 2`` different positions of
+    ``config.openings`` random moves, drawn from ``seed``: one set for every opponent."""
+    if not config.openings:
+        return None
+    rng = np.random.default_rng(seed)
+    return random_openings(new_game(), config.games // 2, config.openings, rng)
+
+
 def match(
     player: Player,
     opponent: Player,
     new_game: Callable[[], Game],
     config: EvaluationConfig,
-    seed: int,
+    openings: Sequence[Opening] | None,
     progress: bool,
 ) -> MatchResult:
-    """``config.games`` games: from the start, or with ``config.openings``, from as many
-    pairs of random openings (drawn from ``seed``, the same for every opponent), the sides
-    swapped within a pair."""
-    if not config.openings:
+    """``config.games`` games from the start, or each of ``openings`` (``ladder_openings``)
+    twice, the sides swapped within a pair."""
+    if openings is None:
         return play_match(player, opponent, new_game, config.games, progress)
-    rng = np.random.default_rng(seed)
-    openings = random_openings(new_game(), config.games // 2, config.openings, rng)
     return play_openings(player, opponent, openings, progress)
 
 
@@ -132,10 +149,11 @@ def evaluate(
         search,
         PlayerOptions(seed=seed, name=f"model:{config.simulations}"),
     )
+    openings = ladder_openings(config, new_game, seed)
     results = {}
     for offset, spec in enumerate(config.opponents):
         opponent = make_player(spec, game, seed=seed + 1 + offset)
-        results[spec] = match(player, opponent, new_game, config, seed, progress)
+        results[spec] = match(player, opponent, new_game, config, openings, progress)
     elo = ladder_elo(results, ladder)
     return {
         "elo": elo,

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..config import Config, ConfigError
 from ..games import make
 from ..progress import bars as progress_bars
@@ -18,7 +16,7 @@ from ..training.checkpoints import load_model
 from ..training.run_errors import CheckpointError
 from ..training.run_state import RunState, top_score_record
 from . import ladder as evaluation  # called as evaluation.evaluate: tests replace it
-from .arena import MatchResult, random_openings, score_below
+from .arena import MatchResult, count_positions, score_below
 from .model_search import play_search
 from .player_specs import model_spec_parts
 from .solved_positions import evaluate_network
@@ -27,17 +25,18 @@ from .solved_positions import evaluate_network
 def check_model_opponents(config: Config) -> None:
     """Load every ``model:`` opponent of the evaluation ladder now, so that one of another
     game (or a damaged file) stops the run at its start, not at its first evaluation hours in
-    (the config only checks that the path exists: it reads no models); and, likewise, draw
-    ``evaluation.openings``' positions once, which a small game may not have enough of."""
+    (the config only checks that the path exists: it reads no models); and, likewise, that
+    the game has enough different positions ``evaluation.openings`` moves in for its games."""
     if not config.evaluation.every:
         return
     game = make(config.game.name, **config.game.params)
     if config.evaluation.openings:  # a small game may not have that many different ones
         pairs, moves = config.evaluation.games // 2, config.evaluation.openings
-        try:
-            random_openings(game, pairs, moves, np.random.default_rng(config.seed))
-        except ValueError as error:
-            raise ConfigError(f"evaluation.openings: {error}") from None
+        if count_positions(game, moves, enough=pairs) < pairs:
+            raise ConfigError(
+                f"evaluation.openings: fewer than {pairs} different positions {moves} "
+                f"moves in ({config.evaluation.games} games need one a pair)"
+            )
     for i, spec in enumerate(config.evaluation.opponents):
         if (parts := model_spec_parts(spec)) is not None:
             try:
