@@ -32,6 +32,7 @@ from alphazero.evaluation.model_player import (
     Thought,
 )
 from alphazero.games import make, view_for
+from alphazero.play import models
 from alphazero.play.board import Style, use_color
 from alphazero.play.models import PRETRAINED_DIR, default_model, how_to_train
 from alphazero.play.options import parse_game
@@ -332,6 +333,8 @@ def test_default_model_matches_the_board_not_just_the_game(tmp_path, monkeypatch
         return path
 
     monkeypatch.chdir(tmp_path)
+    # Only this folder's models: this checkout's (a 15x15 among them) would be found next.
+    monkeypatch.setattr(models, "PROJECT_PRETRAINED_DIR", tmp_path / "no_checkout")
     shipped = Path("checkpoints", "pretrained")
     six = run_folder(shipped / "gomoku_6x6_4", 6, 4)
     eight = run_folder(shipped / "gomoku_8x8_5", 8, 5)

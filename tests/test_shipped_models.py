@@ -99,6 +99,29 @@ def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_ho
     assert player(game) in holds
 
 
+@pytest.mark.parametrize(
+    ("moves", "holds"),
+    [
+        # O to move with four stones on the a-file and X with an open three: five wins.
+        (["h8", "a1", "i8", "a2", "j8", "a3", "o15", "a4", "o14"], {"a5"}),
+        (["h8", "f8", "i8", "a1", "j8", "a3", "g8"], {"k8"}),  # a four, its far end taken
+        (["h8", "a1", "j8", "a3", "k8", "a5", "g8"], {"i8"}),  # a four with a gap
+        (["h8", "a1", "i8", "a3", "j8"], {"g8", "k8"}),  # an open three: only its ends hold
+        (["h8", "a1", "j8", "a3", "k8"], {"g8", "i8", "l8"}),  # a broken three
+    ],
+    ids=["takes-five", "blocks-four", "blocks-broken-four", "open-three", "broken-three"],
+)
+def test_shipped_gomoku_15x15_takes_five_and_answers_fours_and_threes(moves, holds):
+    """The threats every Gomoku player must see, at a small search: a five to make, a four
+    to block, and the replies to an open or broken three after which the three cannot become
+    an open four (``baselines/alphabeta.py`` is tested on the same kinds of position)."""
+    game = make("gomoku")
+    view = view_for(game)
+    position = view.from_moves(moves)
+    player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku_15x15", game, simulations=64)
+    assert view.format_move(player(position)) in holds
+
+
 def test_gomoku_plays_a_shipped_15x15_folder_not_the_6x6_one_named_gomoku(tmp_path, monkeypatch):
     """``--game gomoku`` is 15x15 five in a row (issue 59 item 5), and ``pretrained/gomoku``, the
     folder tried first for it, holds the 6x6 model: a folder whose config trains 15x15 is found
