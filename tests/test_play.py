@@ -316,7 +316,13 @@ def test_how_to_train_names_the_config_for_that_board(tmp_path, monkeypatch):
     assert "`python train.py --config configs/gomoku_15x15.yaml`," in fifteen
     twelve = how_to_train("gomoku", {"size": 12, "n_in_row": 5}, "gomoku:size=12")
     assert twelve.startswith("no model yet for Gomoku 12x12, 5 in a row (none in ")
-    assert "configs/gomoku.yaml` (set its game params to size=12,n_in_row=5)" in twelve
+    # No config trains it: the nearest board's (five in a row, the size nearest 12) does.
+    assert "configs/gomoku_15x15.yaml` (set its game params to size=12,n_in_row=5)" in twelve
+    assert "--model checkpoints/gomoku_15x15`" in twelve
+    eleven = how_to_train("gomoku", {"size": 11, "n_in_row": 5}, "gomoku:size=11")
+    assert "configs/gomoku_8x8.yaml` (set its game params to size=11,n_in_row=5)" in eleven
+    seven = how_to_train("gomoku", {"size": 7, "n_in_row": 4}, "gomoku:size=7,n_in_row=4")
+    assert "configs/gomoku.yaml` (set its game params to size=7,n_in_row=4)" in seven
     assert "`python train.py`," in how_to_train("connect4", {})
     # From another folder, the configs of this checkout name the board's own.
     monkeypatch.chdir(tmp_path)

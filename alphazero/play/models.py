@@ -171,7 +171,7 @@ def _missing(name: str, params: Mapping[str, int] | None, shown: str) -> tuple[s
         config = Path("configs", f"{name}.yaml")  # not here to read (an installed package)
     game_option = "" if name == DEFAULT_GAME and not shown else f" --game {shown or name}"
     if config is None:
-        config = Path("configs", f"{name}.yaml")
+        config = _nearest_config(name, wanted) or Path("configs", f"{name}.yaml")
         settings = ",".join(f"{k}={v}" for k, v in wanted.items())
         train = f"`python train.py --config {config}` (set its game params to {settings})"
     elif config.stem == DEFAULT_GAME:
@@ -195,6 +195,24 @@ def _config_for(name: str, wanted: Mapping[str, int]) -> Path | None:
         if found is not None:
             return Path("configs", found.name)
     return None
+
+
+def _nearest_config(name: str, wanted: Mapping[str, int]) -> Path | None:
+    """``configs/<file>`` of the config of game ``name`` whose board is nearest ``wanted``: the
+    most parameters equal, then the least difference in all of them, so that a 12x12 board of
+    five in a row starts from the 15x15 five-in-a-row recipe, not from the 6x6 four-in-a-row
+    one. ``None`` when no config trains game ``name``."""
+    ranked = []
+    for folder in _config_dirs():
+        for config in folder.glob("*.yaml"):
+            found = config_game(config)
+            if found is None or found[0] != name:
+                continue
+            params = found[1]
+            same = sum(params.get(key) == value for key, value in wanted.items())
+            apart = sum(abs(params.get(key, 0) - value) for key, value in wanted.items())
+            ranked.append((-same, apart, config.name))
+    return Path("configs", min(ranked)[2]) if ranked else None
 
 
 def _config_dirs() -> list[Path]:
