@@ -15,7 +15,7 @@ no reply loses within the depth. On 6x6 four in a row (a first-player win by its
 the model against perfect play, whatever the opponent's mistakes do to the score.
 Run:
 
-    python experiments/gomoku_defence.py --model checkpoints/pretrained/gomoku --games 20
+    python experiments/gomoku_defence.py --model checkpoints/pretrained/gomoku_6x6 --games 20
 
 (about 4 minutes on 6x6 four: 1 for the games, 3 for the search).
 """

@@ -322,7 +322,7 @@ def test_how_to_train_names_the_config_for_that_board(tmp_path, monkeypatch):
     eleven = how_to_train("gomoku", {"size": 11, "n_in_row": 5}, "gomoku:size=11")
     assert "configs/gomoku_8x8.yaml` (set its game params to size=11,n_in_row=5)" in eleven
     seven = how_to_train("gomoku", {"size": 7, "n_in_row": 4}, "gomoku:size=7,n_in_row=4")
-    assert "configs/gomoku.yaml` (set its game params to size=7,n_in_row=4)" in seven
+    assert "configs/gomoku_6x6.yaml` (set its game params to size=7,n_in_row=4)" in seven
     assert "`python train.py`," in how_to_train("connect4", {})
     # From another folder, the configs of this checkout name the board's own.
     monkeypatch.chdir(tmp_path)
@@ -736,7 +736,8 @@ def test_models_of_another_game_than_game_or_of_two_games_are_one_line(tmp_path,
 @pytest.fixture(scope="module")
 def gomoku15_project(tmp_path_factory) -> Path:
     """A folder laid out as a project shipping a tiny untrained Gomoku 15x15 model, beside a
-    Gomoku 6x6 one in ``gomoku/``, the folder tried first for ``--game gomoku``."""
+    Gomoku 6x6 one in ``gomoku/``, the folder tried first for ``--game gomoku`` (as a user's
+    own run of a 6x6 config named so would be)."""
     root = tmp_path_factory.mktemp("project")
     ship_tiny_model(root, "gomoku_15x15", make("gomoku"))
     six = root / "checkpoints" / "pretrained" / "gomoku"

@@ -95,7 +95,7 @@ def test_shipped_gomoku_six_answers_a_centre_opening_with_the_only_reply_that_ho
         a for a in game.available_moves if shortest_forced_win(game.sim_move(a), 4, search) is None
     ]
     assert [view_for(game).format_move(a) for a in holds] == ["c3"]
-    player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku", game, simulations=200)
+    player = ModelPlayer(ROOT / "checkpoints" / "pretrained" / "gomoku_6x6", game, simulations=200)
     assert player(game) in holds
 
 
@@ -123,9 +123,10 @@ def test_shipped_gomoku_15x15_takes_five_and_answers_fours_and_threes(moves, hol
 
 
 def test_gomoku_plays_a_shipped_15x15_folder_not_the_6x6_one_named_gomoku(tmp_path, monkeypatch):
-    """``--game gomoku`` is 15x15 five in a row (issue 59 item 5), and ``pretrained/gomoku``, the
-    folder tried first for it, holds the 6x6 model: a folder whose config trains 15x15 is found
-    beside it, in the working folder's pretrained dir or in the checkout's."""
+    """``--game gomoku`` is 15x15 five in a row (issue 59 item 5). A folder named ``gomoku``
+    is tried first for it, and may hold another board (the shipped 6x6 model was there until
+    it became ``gomoku_6x6``): a folder whose config trains 15x15 is found beside it, in the
+    working folder's pretrained dir or in the checkout's."""
 
     def ship(base: Path, folder: str, size: int, n_in_row: int) -> Path:
         (base / folder).mkdir(parents=True)
