@@ -241,6 +241,25 @@ def test_an_empty_config_file_is_refused(tmp_path, text):
     assert "empty, no settings in it" in _load_text(tmp_path, text)
 
 
+def test_a_missing_config_names_the_configs_beside_it_that_it_may_have_meant(tmp_path):
+    for name in ("gomoku_6x6.yaml", "gomoku_15x15.yaml", "connect4.yaml"):
+        (tmp_path / name).write_text("game: {name: gomoku}\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "gomoku.yaml")
+    assert str(error.value) == (
+        f"{tmp_path}/gomoku.yaml: no such config file (did you mean "
+        f"{tmp_path}/gomoku_15x15.yaml or {tmp_path}/gomoku_6x6.yaml?)"
+    )
+    with pytest.raises(ConfigError, match=r"connect4\.yaml\?\)$"):
+        load_config(tmp_path / "conect4.yaml")  # a slip of the hand
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "chess.yaml")
+    assert str(error.value) == f"{tmp_path}/chess.yaml: no such config file"
+    with pytest.raises(ConfigError) as error:  # nor does a folder that is not there matter
+        load_config(tmp_path / "gone" / "gomoku.yaml")
+    assert str(error.value) == f"{tmp_path}/gone/gomoku.yaml: no such config file"
+
+
 def test_a_config_file_over_1_mb_is_refused_unread(tmp_path):
     text = "game: {name: tictactoe}\n# " + "x" * 1_000_000 + "\n"  # valid, and too large
     assert "larger than 1 MB" in _load_text(tmp_path, text)

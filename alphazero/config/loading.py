@@ -5,6 +5,7 @@ the file and the key."""
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -55,6 +56,21 @@ def _from_dict(data: Any, *, ignore_removed: bool) -> RecordedConfig:
     return RecordedConfig(config, ignored)
 
 
+def _near_configs(path: Path) -> str:
+    """For a config that is not there, the configs beside it its name may have meant: those
+    that add to its name (``gomoku.yaml``: ``gomoku_6x6.yaml``, ``gomoku_15x15.yaml``), else
+    the closest spellings; empty when there are none."""
+    try:
+        names = sorted(p.name for p in path.parent.glob("*.yaml"))
+    except OSError:
+        return ""
+    near = [n for n in names if n.startswith(f"{path.stem}_")]
+    near = near or difflib.get_close_matches(path.name, names, n=3, cutoff=0.75)
+    if not near:
+        return ""
+    return " (did you mean " + " or ".join(str(path.parent / n) for n in near) + "?)"
+
+
 def read_yaml(path: Path) -> Any:
     """The YAML document in ``path``; any problem is a one-line ``ConfigError`` naming the
     file. An empty file is one: it would silently start a default run. The file is read
@@ -66,7 +82,7 @@ def read_yaml(path: Path) -> Any:
             # pipe or /dev/zero has none.
             raw = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(f"{path}: no such config file{_near_configs(path)}") from None
     except OSError as error:
         # strerror, not str(error): that repeats the path, which the line already starts with
         reason = error.strerror or (str(error).strip().splitlines() or [""])[0]
