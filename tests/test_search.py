@@ -236,6 +236,15 @@ def test_temperature_zero_plays_the_most_visited_move_and_one_samples():
     assert len(picks) > 1
 
 
+def test_temperature_samples_evenly_among_unvisited_moves_whose_priors_underflowed():
+    from alphazero.search.choice import by_visits
+    from alphazero.search.node import Node
+
+    pool = [Node(None, prob=0.0, action=a) for a in range(3)]
+    picks = {by_visits(pool, 1.0, np.random.default_rng(seed)).action for seed in range(30)}
+    assert picks == {0, 1, 2}
+
+
 @pytest.mark.parametrize("name", ["tictactoe", "connect4"])
 def test_search_value_is_for_the_player_to_move(name):
     """A network that rates every position +0.5 for the first player (the mover is the

@@ -88,8 +88,9 @@ class SearchConfig:
     improved policy, and the move played is the halving's survivor. Its Gumbel noise makes
     that a sample for the first ``selfplay.temperature_moves`` moves; later moves search
     without noise and play the best. It uses no Dirichlet noise. The evaluation ladder and
-    ``play.py --model RUN`` search the same way (``params()``: the one ``SearchParams`` of
-    the run)."""
+    ``play.py`` take the run's constants from ``params()`` but play with PUCT unless told
+    otherwise (``evaluation.model_search.PLAY_ALGORITHM``: as strong at 800 simulations,
+    half the CPU a move); ``play.py --search gumbel`` searches as self-play did."""
     simulations: int = field(default=200, metadata=bounds(2, 1_000_000))
     """Simulations per move in self-play (with ``selfplay.fast_simulations``: per full search)."""
     c_puct: float = field(default=C_PUCT, metadata=bounds(0.0, 100.0, open_low=True))

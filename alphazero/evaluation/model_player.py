@@ -67,7 +67,8 @@ class Thought:
     """The network's win / draw / loss probabilities at the root (None for a network without
     a win / draw / loss head)."""
     value: float
-    """The search value of the position in [-1, 1]: visit-weighted, or the proven result."""
+    """The search value of the position in [-1, 1]: PUCT's visit-weighted mean, Gumbel's
+    completed values weighted by its improved policy, or the proven result."""
     proven: float | None
     """The game-theoretic value when the search proved it (+1 win, 0 draw, -1 loss)."""
     simulations: int

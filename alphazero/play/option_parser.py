@@ -117,7 +117,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the model's search (hints and model:PATH specs too) evaluates N leaves per "
         f"network call, kept apart by a virtual loss: faster moves (default {DEFAULT_LEAVES}; "
-        "1: one at a time)",
+        "1: one at a time). PUCT only: --search gumbel evaluates one leaf at a time",
     )
     group.add_argument(
         "--search",

@@ -105,6 +105,8 @@ def by_visits(
     counts = np.array([c.N for c in pool], dtype=np.float64)
     if counts.max() <= 0:
         counts = np.array([c.prob for c in pool], dtype=np.float64)
+    if counts.max() <= 0:  # priors that underflowed to zero: no move is preferred
+        counts = np.ones(len(pool))
     if tau < 1e-3:
         top = np.flatnonzero(counts == counts.max())
         return pool[int(rng.choice(top))]

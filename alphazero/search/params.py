@@ -3,7 +3,8 @@
 Self-play, the evaluation ladder, ``play.py`` (its hints and ``--web`` too), the strength
 benchmark and the solved-position benchmarks all build their search from one of these, made
 from a run's ``search:`` section by ``SearchConfig.params()`` (``alphazero/config/sections.py``),
-so a model plays as it was trained unless a caller says otherwise.
+so a model plays with its run's constants. Only the algorithm differs by default: the ladder
+and play search with PUCT (``evaluation.model_search.play_search``), whatever self-play used.
 """
 
 from __future__ import annotations
