@@ -241,6 +241,57 @@ def test_an_empty_config_file_is_refused(tmp_path, text):
     assert "empty, no settings in it" in _load_text(tmp_path, text)
 
 
+def _within_seconds(call, seconds: float = 20.0):
+    """``call()``'s result or exception, failing the test if it has not returned in time."""
+    import threading
+
+    done: list = []
+
+    def run():
+        try:
+            done.append(call())
+        except Exception as error:
+            done.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert done, f"still waiting after {seconds} s"
+    return done[0]
+
+
+def test_a_fifo_no_one_writes_to_is_an_empty_config_not_a_wait(tmp_path, monkeypatch):
+    import os
+
+    from alphazero.play.models import default_model
+
+    os.mkfifo(tmp_path / "fifo.yaml")
+    error = _within_seconds(lambda: load_config(tmp_path / "fifo.yaml"))
+    assert isinstance(error, ConfigError) and "empty, no settings in it" in str(error)
+    # play.py reads every run folder's config.yaml unasked, looking for a model.
+    run = tmp_path / "checkpoints" / "downloaded"
+    run.mkdir(parents=True)
+    os.mkfifo(run / "config.yaml")
+    (run / "best.keras").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    assert _within_seconds(lambda: default_model("connect4", {"rows": 5})) is None
+
+
+def test_a_pipe_is_read_and_a_device_is_refused():
+    import os
+
+    read, write = os.pipe()  # what the shell's --config <(...) passes: /dev/fd/N
+    os.write(write, b"game: {name: tictactoe}\n")
+    os.close(write)
+    try:
+        config = _within_seconds(lambda: load_config(Path(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    assert config.game.name == "tictactoe"
+    with pytest.raises(ConfigError, match=r"^/dev/zero: not a file \(a device or socket\)"):
+        load_config(Path("/dev/zero"))
+
+
 def test_a_missing_config_names_the_configs_beside_it_that_it_may_have_meant(tmp_path):
     for name in ("gomoku_6x6.yaml", "gomoku_15x15.yaml", "connect4.yaml"):
         (tmp_path / name).write_text("game: {name: gomoku}\n")

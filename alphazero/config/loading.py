@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
+import stat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import yaml
 
@@ -71,15 +73,33 @@ def _near_configs(path: Path) -> str:
     return " (did you mean " + " or ".join(str(path.parent / n) for n in near) + "?)"
 
 
+def _open_config(path: Path) -> BinaryIO:
+    """``path`` opened to read: a file, or a pipe (``--config <(...)``). A device is refused
+    (``ConfigError``): a terminal would wait for typing, ``/dev/zero`` never ends."""
+    # Configs are also read unasked (play.py looks through every config.yaml under
+    # checkpoints/), so opening must not wait: a FIFO that no one writes to would block a
+    # plain open() for ever. Opened without waiting, it reads as empty (refused as such).
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISDIR(mode)):
+            raise ConfigError(f"{path}: not a file (a device or socket); not read")
+        os.set_blocking(fd, True)  # a pipe with a writer: wait for what it writes
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_yaml(path: Path) -> Any:
     """The YAML document in ``path``; any problem is a one-line ``ConfigError`` naming the
     file. An empty file is one: it would silently start a default run. The file is read
     with ``strict_yaml`` (no duplicated keys, bounded nesting and aliases), and only if it
     is at most ``strict_yaml.MAX_BYTES`` long."""
     try:
-        with open(path, "rb") as handle:
+        with _open_config(path) as handle:
             # Read one byte past the limit rather than trust the size a stat gives: a
-            # pipe or /dev/zero has none.
+            # pipe has none.
             raw = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file{_near_configs(path)}") from None
