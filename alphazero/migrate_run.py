@@ -23,10 +23,9 @@ import argparse
 import json
 import os
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from .games import make
 from .network.model_files import drop_optimizer, holds_optimizer, load_keras_file
@@ -34,6 +33,7 @@ from .selfplay.pending import json_default
 from .training.atomic import atomic_copy, atomic_write_text
 from .training.buffer_format import symmetry_tables
 from .training.checkpoints import FORMAT, NO_OPTIMIZER, RunDir
+from .training.npz_archive import npy_members, read_rows
 from .training.replay_buffer import FORMAT_VERSION, ReplayBuffer, ReplayBufferError
 from .training.run_errors import CheckpointError
 from .training.run_files import BEST_FILE, LATEST_FILE, METADATA_FILE, resume_name
@@ -112,9 +112,10 @@ def _refresh_copies(run: RunDir, metadata: dict[str, Any]) -> list[str]:
 def _convert_buffer(run: RunDir, metadata: dict[str, Any]) -> list[str]:
     """Write the replay buffer again in the current format if it is of an older one."""
     file = run.path / metadata["buffer"]
-    try:
-        with np.load(file, allow_pickle=False) as archive:
-            version = int(archive["format"])
+    try:  # the header first: a crafted 'format' member could declare gigabytes
+        with zipfile.ZipFile(file) as archive:
+            member = npy_members(archive)["format"]
+            version = int(read_rows(archive, member)) if member.shape == () else None
     except Exception:
         version = None
     if version == FORMAT_VERSION:

@@ -178,12 +178,38 @@ def declared_parameters(config: dict[str, Any]) -> int:
         if not isinstance(name, str) or name in shapes:
             raise ArchiveError(f"config.json has a layer without a name of its own ({name!r})")
         inputs = [shapes[source] for source in _sources(layer, shapes)]
+        _check_build_config(name, layer.get("build_config"), inputs)
         shape, weights = _layer_shape(layer["class_name"], layer["config"], inputs)
         if math.prod(shape) > 1 << 28:
             raise ArchiveError(f"layer {name[:40]!r} declares an output of {list(shape)}")
         shapes[name] = shape
         total += weights
     return total
+
+
+def _check_build_config(name: str, build: Any, inputs: list[tuple[int, ...]]) -> None:
+    """``ArchiveError`` unless a layer's ``build_config`` declares the input shapes the graph
+    gives it: Keras makes a layer's weights from it before it connects the graph, so a
+    crafted one would allocate weights of any size."""
+    if build is None:
+        return
+    batched = [[None, *shape] for shape in inputs]
+    expected = batched[0] if len(batched) == 1 else batched
+    if (
+        not isinstance(build, dict)
+        or set(build) != {"input_shape"}
+        or (build["input_shape"] != expected)
+    ):
+        raise ArchiveError(
+            f"layer {name[:40]!r} is built for {_cut_json(build)}, not the input its graph "
+            f"gives it ({_cut_json(expected)})"
+        )
+
+
+def _cut_json(value: Any) -> str:
+    """``value`` as JSON, cut to about 80 characters for a one-line message."""
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _sources(layer: dict[str, Any], known: dict[str, tuple[int, ...]]) -> list[str]:

@@ -6,18 +6,21 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..training.npz_archive import npy_members
+from ..training.npz_archive import Member, npy_members, read_rows
 from ..training.replay_buffer import _one_line
 from ..training.run_errors import CheckpointError
 
 PENDING_FORMAT = 1
 """Version of the kept games' file written by this module."""
+MAX_INFO_BYTES = 1 << 20
+"""The most the JSON header may declare: it holds counts and a generator's state, a few KB."""
 
 
 def json_default(value: Any) -> Any:
@@ -75,8 +78,19 @@ def pending_bytes(pending: PendingGames) -> bytes:
     return data.getvalue()
 
 
-def read_pending(file: Path) -> PendingGames:
-    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``."""
+def read_pending(
+    file: Path,
+    plane_shape: tuple[int, ...] | None = None,
+    num_actions: int | None = None,
+    max_examples: int | None = None,
+) -> PendingGames:
+    """``PendingGames`` from ``file``; any problem is a one-line ``CheckpointError``.
+
+    What the arrays' headers declare is checked before any is unpacked: their lengths agree,
+    their examples are shaped ``plane_shape`` and ``num_actions`` (where given) and number
+    at most ``max_examples``, so a small file cannot unpack into more than a run's one
+    iteration of games.
+    """
 
     def fail(what: str) -> CheckpointError:
         return CheckpointError(
@@ -89,9 +103,12 @@ def read_pending(file: Path) -> PendingGames:
         raise fail("not a pending games file (not an .npz archive)")
     try:
         with zipfile.ZipFile(file) as archive:  # every member an .npy, as its header says
-            npy_members(archive)
-        with np.load(file, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in npz.files}
+            members = npy_members(archive)
+            missing = [n for n in ("info", "planes", "policies", "values") if n not in members]
+            if missing:
+                raise fail(f"not a pending games file (no {missing[0]!r} array)")
+            _check_declared(members, plane_shape, num_actions, max_examples, fail)
+            arrays = {name: read_rows(archive, member) for name, member in members.items()}
         info = json.loads(arrays["info"].tobytes().decode("utf-8"))
         if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
             raise fail(f"not a pending games file of format {PENDING_FORMAT}")
@@ -106,9 +123,7 @@ def read_pending(file: Path) -> PendingGames:
         )
     except CheckpointError:
         raise
-    except ValueError as error:
-        if "pickle" in str(error):  # an object array: the same advice, in other words
-            raise fail("not a pending games file (it holds Python objects)") from None
+    except ValueError as error:  # NpzError too: an object array, a header that lies
         raise fail(f"truncated or corrupt ({_one_line(error)})") from None
     except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
         raise fail(f"truncated or corrupt ({_one_line(error)})") from None
@@ -116,3 +131,32 @@ def read_pending(file: Path) -> PendingGames:
     if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
         raise fail("its arrays disagree in length")
     return pending
+
+
+def _check_declared(
+    members: dict[str, Member],
+    plane_shape: tuple[int, ...] | None,
+    num_actions: int | None,
+    max_examples: int | None,
+    fail: Callable[[str], CheckpointError],
+) -> None:
+    """``read_pending``'s checks of the arrays' headers, before a byte is unpacked."""
+    info, planes, policies, values = (
+        members[name] for name in ("info", "planes", "policies", "values")
+    )
+    if len(info.shape) != 1 or info.dtype != np.uint8 or info.nbytes > MAX_INFO_BYTES:
+        raise fail(f"its info is not a short text ({list(info.shape)} {info.dtype})")
+    if len(values.shape) != 1 or len(policies.shape) != 2 or len(planes.shape) < 2:
+        raise fail("its arrays disagree in length")
+    n = values.shape[0]
+    if planes.shape[0] != n or policies.shape[0] != n:
+        raise fail("its arrays disagree in length")
+    if (plane_shape is not None and planes.shape[1:] != tuple(plane_shape)) or (
+        num_actions is not None and policies.shape[1:] != (num_actions,)
+    ):
+        raise fail(
+            f"its games are not of this run's game (planes {list(planes.shape[1:])}, "
+            f"{list(policies.shape[1:])} actions)"
+        )
+    if max_examples is not None and n > max_examples:
+        raise fail(f"declares {n:,} examples, more than an iteration of this run makes")

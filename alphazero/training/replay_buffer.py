@@ -249,10 +249,7 @@ class ReplayBuffer:
                 missing = [name for name in _SCALARS if name not in members]
                 if missing:
                     raise fail(f"not a replay buffer file (no {missing[0]!r} array)")
-                scalars = {
-                    name: _scalar(read_rows(archive, members[name]), name, fail)
-                    for name in _SCALARS
-                }
+                scalars = {name: _scalar(archive, members[name], name, fail) for name in _SCALARS}
                 if scalars["format"] not in (1, FORMAT_VERSION):
                     raise fail(
                         f"replay buffer format {scalars['format']} is not supported "
@@ -299,10 +296,16 @@ class ReplayBuffer:
         )
 
 
-def _scalar(array: np.ndarray, name: str, fail: Callable[[str], ReplayBufferError]) -> int:
-    if array.shape != () or array.dtype.kind not in "iu":
-        raise fail(f"{name!r} must be an integer scalar, got {array.dtype} {array.shape}")
-    return int(array)
+def _scalar(
+    archive: zipfile.ZipFile,
+    member: Member,
+    name: str,
+    fail: Callable[[str], ReplayBufferError],
+) -> int:
+    """The integer ``member`` holds, its header checked before it is unpacked."""
+    if member.shape != () or member.dtype.kind not in "iu":
+        raise fail(f"{name!r} must be an integer scalar, got {member.dtype} {member.shape}")
+    return int(read_rows(archive, member))
 
 
 def _check_declared(

@@ -148,24 +148,18 @@ class RunFolder:
         atomic_write_bytes(self.path / PENDING_FILE, pending_bytes(pending))
 
     def load_pending(
-        self, plane_shape: tuple[int, ...] | None = None, num_actions: int | None = None
+        self,
+        plane_shape: tuple[int, ...] | None = None,
+        num_actions: int | None = None,
+        max_examples: int | None = None,
     ) -> PendingGames | None:
         """The kept games, or None if there are none; a damaged file, or one of examples
-        shaped otherwise than ``plane_shape`` and ``num_actions``, is a one-line
-        ``CheckpointError``."""
+        shaped otherwise than ``plane_shape`` and ``num_actions`` or more than
+        ``max_examples``, is a one-line ``CheckpointError`` (``read_pending``)."""
         file = self.path / PENDING_FILE
         if not file.is_file():
             return None
-        pending = read_pending(file)
-        planes, actions = tuple(pending.planes.shape[1:]), pending.policies.shape[1:]
-        if (plane_shape is not None and planes != tuple(plane_shape)) or (
-            num_actions is not None and actions != (num_actions,)
-        ):
-            raise CheckpointError(
-                f"{file}: its games are not of this run's game (planes {list(planes)}, "
-                f"{list(actions)} actions); remove the file to play them again"
-            )
-        return pending
+        return read_pending(file, plane_shape, num_actions, max_examples)
 
     def discard_pending(self) -> None:
         """Forget the kept games (a checkpoint holds them now)."""

@@ -22,6 +22,7 @@ import keras
 from ..config import Config
 from ..evaluation.run_evaluation import check_model_opponents, top_score_from_metrics
 from ..games import Game, make
+from ..games.base import DIHEDRAL_OPS
 from ..network.model import InferenceModel, build_network
 from ..progress import bars as progress_bars
 from ..progress.eta import RunProgress
@@ -145,7 +146,7 @@ class Session:
         """Find kept games, say how the run starts, and make the trainer and the backend."""
         run, config, state, rng = start.run, start.config, start.state, start.rng
         game = make(config.game.name, **config.game.params)
-        pending = _kept_games(run, game, state.iteration)
+        pending = _kept_games(run, game, config.selfplay.games_per_iteration, state.iteration)
         started = start.line
         if pending is not None:
             rng.bit_generator.state = pending.rng  # these games' own draws are behind it
@@ -206,12 +207,14 @@ def plan_line(config: Config, model: Any) -> str:
     )
 
 
-def _kept_games(run: RunDir, game: Game, saved: int) -> PendingGames | None:
+def _kept_games(run: RunDir, game: Game, games: int, saved: int) -> PendingGames | None:
     """The kept games of the iteration after checkpoint ``saved``, if any. A file of an
     iteration the checkpoint holds (a crash after the save, before its removal) goes; one of
     an iteration beyond the next (a checkpoint put back from a backup?) is an error, as no
-    network of this run played them."""
-    pending = run.load_pending(game.plane_shape, game.num_actions)
+    network of this run played them. It may hold at most what ``games`` games make: every
+    position of the longest game, in every symmetric copy."""
+    most = games * game.plies[1] * len(DIHEDRAL_OPS)
+    pending = run.load_pending(game.plane_shape, game.num_actions, most)
     if pending is None or pending.iteration == saved + 1:
         return pending
     if pending.iteration <= saved:

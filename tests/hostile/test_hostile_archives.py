@@ -221,6 +221,16 @@ def _huge_dense(base: Path) -> dict:
     return model
 
 
+def _built_wide(base: Path) -> dict:
+    """Keras makes a layer's weights from its build_config before it connects the graph."""
+    model = config_of(base)
+    for layer in model["config"]["layers"]:
+        if layer["class_name"] == "Dense":
+            layer["build_config"]["input_shape"][-1] = 25_000_000  # a kernel of gigabytes
+            break
+    return model
+
+
 BOMBS = {
     # case: (what to craft, what the line says)
     "config_json_of_2_mb": (
@@ -234,6 +244,11 @@ BOMBS = {
     "config_nested_100000_deep": (
         lambda base, path: craft(base, path, config=b"[" * 100_000 + b"]" * 100_000),
         "nested too deeply",
+    ),
+    "layer_built_for_another_input": (
+        lambda base, path: craft(base, path, config=_built_wide(base)),
+        'is built for {"input_shape": [null, 25000000]}, not the input its graph gives it '
+        "([null, 27])",
     ),
     "network_larger_than_its_weights": (
         lambda base, path: craft(base, path, config=_huge_dense(base)),
@@ -537,3 +552,65 @@ def test_pending_games_with_a_member_that_is_not_npy_is_one_line(tmp_path):
     with pytest.raises(CheckpointError) as error:
         read_pending(path)
     assert "'info', which is not an .npy" in one_line(error)
+
+
+def _small_and_refused(load, expected: str) -> None:
+    """``load()`` raises a one-line error holding ``expected`` without unpacking much."""
+    tracemalloc.start()
+    try:
+        with pytest.raises((CheckpointError, ReplayBufferError)) as error:
+            load()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert expected in one_line(error)
+    assert peak < 20 << 20, peak
+
+
+def test_a_buffer_whose_format_declares_300_mb_is_refused_before_it_is_unpacked(tmp_path):
+    path = tmp_path / "bomb.npz"
+    np.savez_compressed(  # 300 MB of zeros pack into about 300 KB
+        path, format=np.zeros(300 << 20, np.uint8), capacity=np.int64(1), total_added=np.int64(1)
+    )
+    assert path.stat().st_size < 1 << 20
+    _small_and_refused(
+        lambda: ReplayBuffer.load(path, plane_shape=SHAPE, num_actions=ACTIONS),
+        "'format' must be an integer scalar, got uint8 (314572800,)",
+    )
+
+
+def _pending_file(path: Path, rows: int, info: bytes = b'{"format": 1}', shape=SHAPE) -> Path:
+    np.savez_compressed(
+        path,
+        info=np.frombuffer(info, np.uint8),
+        planes=np.zeros((rows, *shape), np.uint8),
+        policies=np.zeros((rows, ACTIONS), np.float32),
+        values=np.zeros(rows, np.float32),
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("rows", "info", "shape", "expected"),
+    [
+        (200_000, b"{}", SHAPE, "declares 200,000 examples, more than an iteration of this run"),
+        (10, b" " * (2 << 20), SHAPE, "its info is not a short text ([2097152] uint8)"),
+        (10, b"{}", (9, 9, 2), "its games are not of this run's game (planes [9, 9, 2]"),
+    ],
+    ids=["too-many-examples", "info-bomb", "another-game"],
+)
+def test_pending_games_are_refused_by_their_headers_before_they_are_unpacked(
+    tmp_path, rows, info, shape, expected
+):
+    path = _pending_file(tmp_path / "pending_selfplay.npz", rows, info, shape)
+    assert path.stat().st_size < 2 << 20
+    _small_and_refused(lambda: read_pending(path, SHAPE, ACTIONS, 1_000), expected)
+
+
+def test_pending_games_within_the_bound_still_load(tmp_path):
+    info = json.dumps(
+        {"format": 1, "iteration": 3, "stats": {"games": 2}, "rng": {}, "complete": False}
+    )
+    path = _pending_file(tmp_path / "pending_selfplay.npz", 1_000, info.encode())
+    pending = read_pending(path, SHAPE, ACTIONS, 1_000)
+    assert pending.iteration == 3 and pending.games == 2 and len(pending.values) == 1_000
