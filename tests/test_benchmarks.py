@@ -564,3 +564,31 @@ def test_every_command_line_option_says_what_it_does_in_help():
             ):
                 silent.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert len(scripts) > 20 and not silent, silent
+
+
+def test_two_models_readings_are_told_apart_where_they_differ(tmp_path):
+    """``compare_opening_errors.py``: counts over the openings both files read, and the exact
+    sign test the research record's tables give (9 against 17 where they differ: p 0.17)."""
+
+    def reading(moves: str, result: int, move: int) -> dict:
+        return {
+            "moves": moves,
+            "result": result,
+            "correct": [3],
+            "searches": {"800": {"move": move}},
+        }
+
+    first = [reading(f"d{i}", 0, 0 if i < 27 else 3) for i in range(60)]  # errs on 27
+    second = [reading(f"d{i}", 0, 0 if 9 <= i < 44 else 3) for i in range(60)]  # on 35
+    first += [reading("w", 1, 3), reading("only-in-first", 1, 0)]
+    second += [reading("w", 1, 0)]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(first))
+    b.write_text(json.dumps(second))
+    done = run(EXPERIMENTS / "compare_opening_errors.py", str(a), str(b))
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    assert "| a / b | 800 | 60 drawn openings lost | 27 / 35 | 9 | 17 | 18 | 0.17 |" in rows
+    assert "| a / b | 800 | 1 won openings not kept | 0 / 1 | 0 | 1 | 0 | 1.00 |" in rows
+    done = run(EXPERIMENTS / "compare_opening_errors.py", str(a))
+    assert done.returncode == 2 and "give at least two files" in done.stderr
