@@ -19,6 +19,7 @@ from ..training.run_errors import CheckpointError
 
 PENDING_FORMAT = 1
 """Version of the kept games' file written by this module."""
+_ARRAYS = ("info", "planes", "policies", "values")
 MAX_INFO_BYTES = 1 << 20
 """The most the JSON header may declare: it holds counts and a generator's state, a few KB."""
 
@@ -104,11 +105,12 @@ def read_pending(
     try:
         with zipfile.ZipFile(file) as archive:  # every member an .npy, as its header says
             members = npy_members(archive)
-            missing = [n for n in ("info", "planes", "policies", "values") if n not in members]
+            missing = [n for n in _ARRAYS if n not in members]
             if missing:
                 raise fail(f"not a pending games file (no {missing[0]!r} array)")
             _check_declared(members, plane_shape, num_actions, max_examples, fail)
-            arrays = {name: read_rows(archive, member) for name, member in members.items()}
+            # Only the arrays checked: another member could declare anything.
+            arrays = {name: read_rows(archive, members[name]) for name in _ARRAYS}
         info = json.loads(arrays["info"].tobytes().decode("utf-8"))
         if not isinstance(info, dict) or info.get("format") != PENDING_FORMAT:
             raise fail(f"not a pending games file of format {PENDING_FORMAT}")
@@ -127,9 +129,6 @@ def read_pending(
         raise fail(f"truncated or corrupt ({_one_line(error)})") from None
     except Exception as error:  # BadZipFile, KeyError, EOFError, OSError...
         raise fail(f"truncated or corrupt ({_one_line(error)})") from None
-    n = len(pending.values)
-    if pending.values.ndim != 1 or len(pending.planes) != n or len(pending.policies) != n:
-        raise fail("its arrays disagree in length")
     return pending
 
 
@@ -141,15 +140,15 @@ def _check_declared(
     fail: Callable[[str], CheckpointError],
 ) -> None:
     """``read_pending``'s checks of the arrays' headers, before a byte is unpacked."""
-    info, planes, policies, values = (
-        members[name] for name in ("info", "planes", "policies", "values")
-    )
+    info, planes, policies, values = (members[name] for name in _ARRAYS)
     if len(info.shape) != 1 or info.dtype != np.uint8 or info.nbytes > MAX_INFO_BYTES:
         raise fail(f"its info is not a short text ({list(info.shape)} {info.dtype})")
-    if len(values.shape) != 1 or len(policies.shape) != 2 or len(planes.shape) < 2:
-        raise fail("its arrays disagree in length")
-    n = values.shape[0]
-    if planes.shape[0] != n or policies.shape[0] != n:
+    n = values.shape[0] if len(values.shape) == 1 else -1
+    if (
+        len(policies.shape) != 2
+        or len(planes.shape) < 2
+        or not (n == planes.shape[0] == policies.shape[0])
+    ):
         raise fail("its arrays disagree in length")
     if (plane_shape is not None and planes.shape[1:] != tuple(plane_shape)) or (
         num_actions is not None and policies.shape[1:] != (num_actions,)

@@ -614,3 +614,19 @@ def test_pending_games_within_the_bound_still_load(tmp_path):
     path = _pending_file(tmp_path / "pending_selfplay.npz", 1_000, info.encode())
     pending = read_pending(path, SHAPE, ACTIONS, 1_000)
     assert pending.iteration == 3 and pending.games == 2 and len(pending.values) == 1_000
+
+
+def test_pending_games_unpack_none_of_a_member_they_do_not_read(tmp_path):
+    info = json.dumps(
+        {"format": 1, "iteration": 3, "stats": {"games": 2}, "rng": {}, "complete": False}
+    )
+    path = _pending_file(tmp_path / "pending_selfplay.npz", 10, info.encode())
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("extra.npy", _npy(np.zeros(64 << 20, np.uint8)))
+    tracemalloc.start()
+    try:
+        pending = read_pending(path, SHAPE, ACTIONS, 1_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(pending.values) == 10 and peak < 20 << 20, peak
