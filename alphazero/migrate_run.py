@@ -33,7 +33,7 @@ from .selfplay.pending import json_default
 from .training.atomic import atomic_copy, atomic_write_text
 from .training.buffer_format import symmetry_tables
 from .training.checkpoints import FORMAT, NO_OPTIMIZER, RunDir
-from .training.npz_archive import npy_members, read_rows
+from .training.npz_archive import npy_members, read_int
 from .training.replay_buffer import FORMAT_VERSION, ReplayBuffer, ReplayBufferError
 from .training.run_errors import CheckpointError
 from .training.run_files import BEST_FILE, LATEST_FILE, METADATA_FILE, resume_name
@@ -112,11 +112,10 @@ def _refresh_copies(run: RunDir, metadata: dict[str, Any]) -> list[str]:
 def _convert_buffer(run: RunDir, metadata: dict[str, Any]) -> list[str]:
     """Write the replay buffer again in the current format if it is of an older one."""
     file = run.path / metadata["buffer"]
-    try:  # the header first: a crafted 'format' member could declare gigabytes
+    try:  # by its header first: a crafted 'format' member could declare gigabytes
         with zipfile.ZipFile(file) as archive:
-            member = npy_members(archive)["format"]
-            version = int(read_rows(archive, member)) if member.shape == () else None
-    except Exception:
+            version = read_int(archive, npy_members(archive)["format"])
+    except Exception:  # ReplayBuffer.load below names what is wrong with it
         version = None
     if version == FORMAT_VERSION:
         return []

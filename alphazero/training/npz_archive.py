@@ -98,6 +98,14 @@ def read_rows(archive: zipfile.ZipFile, member: Member, keep: int | None = None)
     return np.frombuffer(data, dtype=member.dtype).reshape(shape, order=order)
 
 
+def read_int(archive: zipfile.ZipFile, member: Member) -> int:
+    """The integer scalar ``member`` holds; ``NpzError`` from its header alone, before a
+    byte is unpacked, if it declares anything else."""
+    if member.shape != () or member.dtype.kind not in "iu":
+        raise NpzError(f"must be an integer scalar, got {member.dtype} {member.shape}")
+    return int(read_rows(archive, member))
+
+
 def _skip(entry: IO[bytes], count: int) -> None:
     while count > 0:
         chunk = entry.read(min(count, _CHUNK))

@@ -23,7 +23,7 @@ import numpy as np
 from . import buffer_format
 from .atomic import fsync_dir, temp_file
 from .buffer_format import Symmetry
-from .npz_archive import Member, NpzError, npy_members, read_rows
+from .npz_archive import Member, NpzError, npy_members, read_int, read_rows
 
 FORMAT_VERSION = 2
 """Version of the ``.npz`` layout written by ``ReplayBuffer.save``; 1 is still read."""
@@ -302,10 +302,10 @@ def _scalar(
     name: str,
     fail: Callable[[str], ReplayBufferError],
 ) -> int:
-    """The integer ``member`` holds, its header checked before it is unpacked."""
-    if member.shape != () or member.dtype.kind not in "iu":
-        raise fail(f"{name!r} must be an integer scalar, got {member.dtype} {member.shape}")
-    return int(read_rows(archive, member))
+    try:
+        return read_int(archive, member)
+    except NpzError as error:
+        raise fail(f"{name!r} {error}") from None
 
 
 def _check_declared(
