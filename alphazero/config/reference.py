@@ -36,7 +36,7 @@ A run is described by one YAML file (`configs/*.yaml`), read into the typed data
 `alphazero/config/sections.py`. Every key is optional: a missing one takes the default below.
 A key that does not exist, a wrong type or a value out of range stops `train.py` at once with
 one line that names the key. A config may start with `base: OTHER.yaml` (a path relative to
-itself) to take every setting of that file and override them key by key. The run folder's
+its own folder) to take every setting of that file and override them key by key. The run folder's
 `config.yaml` is the resolved whole, and `--resume` reads it.
 
 This page is written by `python -m alphazero.config.reference` from the dataclasses and their
