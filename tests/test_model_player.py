@@ -56,10 +56,20 @@ def test_a_kept_position_and_its_own_replies_searched_at_once_do_not_share_a_tre
     # so game two now stands where game one's kept tree starts, and game one a move further.
     empty = make("connect4")
     player = ModelPlayer(PRETRAINED / "connect4", empty, 100, options=REUSE_TREE)
+    fresh = ModelPlayer(
+        ModelSource(PRETRAINED / "connect4", model=player.inference.model), empty, 100
+    )
     opened = empty.sim_move(player.batch_moves([empty])[0])
     replies = [opened.sim_move(column) for column in opened.available_moves]
-    moves = player.batch_moves([*replies, opened])
-    assert all(m in g.available_moves for m, g in zip(moves, [*replies, opened], strict=True))
+    thoughts = player.batch_think([*replies, opened])
+    assert all(
+        t.action in g.available_moves for t, g in zip(thoughts, [*replies, opened], strict=True)
+    )
+    # Game two keeps the tree; the replies inside it start afresh rather than search subtrees
+    # that game two's search is adding to at the same time.
+    assert thoughts[-1].simulations > fresh.think(opened).simulations
+    for reply, thought in zip(replies, thoughts, strict=False):
+        assert thought.simulations == fresh.think(reply).simulations
 
 
 def test_a_symmetric_model_spec_values_mirror_images_alike():

@@ -185,7 +185,6 @@ def test_the_page_is_answered_while_the_model_thinks():
     gate = threading.Event()
     app, _ = make_app("connect4", gate)
     with running(app) as base:
-        started = time.monotonic()
         status, state = call(base, "POST", "/api/sessions", {"first": "ai"})
         assert status == 201 and state["busy"] in ("loading", "thinking")
         sid = state["session"]
@@ -200,7 +199,6 @@ def test_the_page_is_answered_while_the_model_thinks():
             assert status == 200 and options["games"][0]["spec"] == "connect4"
             status, other = call(base, "POST", "/api/sessions", {"first": "human"})
             assert status == 201 and other["ply"] == 0
-            assert time.monotonic() - started < 10
         finally:
             gate.set()
         state = settle(base, state)

@@ -303,6 +303,13 @@ def test_a_board_of_many_moves_paints_only_the_leading_ones(browser, server):
     assert all(share >= shares[0] / 5 for share in shares[:6]), shares
 
 
+def test_the_page_prints_values_that_round_to_zero_as_plus_zero(browser, server):
+    page = Page(browser, server)
+    page.open()
+    shown = browser.execute_script("return [-0.004, -0.0, 0.004, -0.31, 1].map(signed)")
+    assert shown == ["+0.00", "+0.00", "+0.00", "\u22120.31", "+1.00"]
+
+
 def test_the_share_of_a_stone_just_played_sits_on_a_badge_clear_of_its_rim(browser, server):
     page = Page(browser, server)
     page.open()

@@ -13,6 +13,7 @@ import base64
 import io
 import json
 import marshal
+import tempfile
 import tracemalloc
 import warnings
 import zipfile
@@ -170,10 +171,21 @@ PAYLOADS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def temporary_files_inside(tmp_path, monkeypatch):
+    """Keras unpacks an archive into a temporary folder: put those folders three levels down
+    in ``tmp_path``, so that members escaping them with ``../`` land where ``nothing_ran``
+    looks."""
+    deep = tmp_path / "one" / "two" / "temporary"
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+
+
 def nothing_ran(tmp_path: Path) -> bool:
-    written = ["MARKER", "zip_slip_marker", "zip_slip_marker2"]
-    places = [tmp_path, tmp_path.parent, tmp_path.parent.parent]
-    return not [p / name for p in places for name in written if (p / name).exists()]
+    written = {"MARKER", "zip_slip_marker", "zip_slip_marker2"}
+    places = [tmp_path.parent, tmp_path.parent.parent]
+    found = [p / name for p in places for name in written if (p / name).exists()]
+    return not found and not [p for p in tmp_path.rglob("*") if p.name in written]
 
 
 @pytest.mark.parametrize(("case", "refusal"), PAYLOADS, ids=[c for c, _ in PAYLOADS])
