@@ -820,6 +820,27 @@ def test_sigint_mid_self_play_keeps_its_finished_games_through_resume(tmp_path, 
     assert not (run / "pending_selfplay.npz").exists()
 
 
+def _wait_until_tensorflow_is_loading(pid: int) -> None:
+    """Return once TensorFlow's library is mapped into process ``pid``: its import has begun.
+
+    A fixed sleep raced a slow machine (the signal before train.py's handler) and a fast one.
+    Without /proc, a second is the best guess.
+    """
+    maps = Path(f"/proc/{pid}/maps")
+    if not maps.exists():
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if "libtensorflow" in maps.read_text():
+                return
+        except (FileNotFoundError, ProcessLookupError):
+            return  # it ended early: the assertions say why
+        time.sleep(0.01)
+    raise AssertionError("train.py never began to import TensorFlow")
+
+
 def test_ctrl_c_while_tensorflow_loads_is_the_same_one_line(tmp_path):
     # A first iteration of thousands of games: the Ctrl-C comes before any checkpoint.
     selfplay = {**TINY["selfplay"], "games_per_iteration": 100_000}
@@ -832,7 +853,7 @@ def test_ctrl_c_while_tensorflow_loads_is_the_same_one_line(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
-    time.sleep(1.0)  # importing TensorFlow, before the training loop
+    _wait_until_tensorflow_is_loading(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 0
